@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The none backend: tracks state and logs, changes nothing, so boostd
+ * starts on any kernel. */
+#include "backend.h"
+#include "log.h"
+
+static int none_probe(Backend *b) {
+        (void) b;
+        return PROBE_SUCCESS;
+}
+
+static int none_start(Backend *b, const char *const *groups, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                (void) journal_get_group(b->journal, groups[i], true);
+        return 0;
+}
+
+static int none_apply(Backend *b, const char *group, unsigned boost) {
+        JournalGroup *g = journal_get_group(b->journal, group, true);
+
+        if (g) {
+                g->wrote = boost;
+                g->has_wrote = true;
+        }
+        log_debug("Group %s: boost %u (no kernel support, not applied).", group, boost);
+        return 0;
+}
+
+static int none_attach(Backend *b, const char *group, const ProcessId *id) {
+        Journal *j = b->journal;
+
+        log_debug("PID %d: group %s (no kernel support, not moved).", (int) id->pid, group);
+        if (streq(group, "root")) {
+                journal_pid_remove(&j->placed, &j->n_placed, id->pid);
+                return 0;
+        }
+        return journal_pid_set(&j->placed, &j->n_placed, id, group);
+}
+
+static int none_restore(Backend *b) {
+        journal_clear_kernel(b->journal);
+        return 0;
+}
+
+const BackendVTable backend_none = {
+        .name = "none",
+        .probe = none_probe,
+        .start = none_start,
+        .apply = none_apply,
+        .attach = none_attach,
+        .restore = none_restore,
+};

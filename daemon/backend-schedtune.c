@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The SchedTune backend: a cgroup v1 hierarchy with one child group per
+ * class, schedtune.boost per group, PIDs moved through cgroup.procs. */
+#include <fcntl.h>
+#include <libcgroup.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "backend.h"
+#include "log.h"
+#include "util.h"
+
+static bool root_is_host(const Backend *b) {
+        return streq(b->root, "/");
+}
+
+static int schedtune_probe(Backend *b) {
+        _cleanup_(freep) char *path = path_join_root(b->root, "/proc/cgroups"), *line = NULL;
+        _cleanup_(fclosep) FILE *f = NULL;
+        size_t n = 0;
+
+        if (!path)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? PROBE_DEFER : -errno;
+        /* #subsys_name hierarchy num_cgroups enabled */
+        while (getline(&line, &n, f) > 0) {
+                char name[64];
+                unsigned hier, num, enabled;
+
+                if (sscanf(line, "%63s %u %u %u", name, &hier, &num, &enabled) != 4)
+                        continue;
+                if (streq(name, "schedtune"))
+                        return enabled ? PROBE_SUCCESS : PROBE_FAIL;
+        }
+        return PROBE_FAIL;
+}
+
+static char *group_dir(const Backend *b, const char *group) {
+        if (streq(group, "root"))
+                return strdup(b->path);
+        return path_join(b->path, group);
+}
+
+static char *group_file(const Backend *b, const char *group, const char *file) {
+        _cleanup_(freep) char *d = group_dir(b, group);
+
+        return d ? path_join(d, file) : NULL;
+}
+
+static int read_boost(const Backend *b, const char *group, unsigned *ret) {
+        _cleanup_(freep) char *p = group_file(b, group, "schedtune.boost"), *s = NULL;
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = read_one_line(p, &s);
+        if (r < 0)
+                return r;
+        return parse_uint(strstrip(s), BOOST_MAX, ret);
+}
+
+static bool looks_mounted(const char *path) {
+        _cleanup_(freep) char *p = path_join(path, "schedtune.boost");
+
+        return p && access(p, F_OK) == 0;
+}
+
+/* Finds or makes the hierarchy: an existing mount at the configured
+ * point (or, on the host, anywhere libcgroup finds one) is adopted. */
+static int schedtune_mount(Backend *b) {
+        _cleanup_(freep) char *path = path_join_root(b->root, b->mount_point);
+        int r;
+
+        if (!path)
+                return -ENOMEM;
+        if (looks_mounted(path)) {
+                log_debug("Adopting the schedtune hierarchy at %s.", path);
+                b->path = TAKE_PTR(path);
+                return 0;
+        }
+
+        if (root_is_host(b) && cgroup_init() == 0) {
+                char *mp = NULL;
+
+                if (cgroup_get_subsys_mount_point("schedtune", &mp) == 0 && mp) {
+                        if (looks_mounted(mp)) {
+                                log_info("Adopting the schedtune hierarchy mounted at %s.", mp);
+                                b->path = mp;
+                                return 0;
+                        }
+                        free(mp);
+                }
+        }
+
+        r = mkdir_p(path, 0755);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create %s: %m", path);
+        if (mount("stune", path, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, "schedtune") < 0)
+                return log_error_errno(-errno, "Failed to mount the schedtune controller on %s: %m",
+                                       path);
+        log_info("Mounted the schedtune controller on %s.", path);
+        b->mounted = true;
+        b->path = TAKE_PTR(path);
+        return 0;
+}
+
+static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
+        Journal *j = b->journal;
+        int r;
+
+        if (!b->path) {
+                r = schedtune_mount(b);
+                if (r < 0)
+                        return r;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(freep) char *dir = group_dir(b, groups[i]);
+                JournalGroup *jg = journal_get_group(j, groups[i], false);
+                bool created = false;
+                unsigned cur = 0;
+
+                if (!dir)
+                        return -ENOMEM;
+                if (i > 0) {
+                        if (mkdir(dir, 0755) == 0)
+                                created = true;
+                        else if (errno == ENOSPC)
+                                return log_error_errno(-ENOSPC,
+                                                       "Failed to create group %s: the kernel's group limit is reached",
+                                                       groups[i]);
+                        else if (errno != EEXIST)
+                                return log_error_errno(-errno, "Failed to create group %s: %m", dir);
+                }
+                r = read_boost(b, groups[i], &cur);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to read %s/schedtune.boost: %m", dir);
+
+                if (jg) {
+                        /* Adopted after a restart: the journal knows what was
+                         * there before boostd's first change. */
+                        if (jg->has_wrote && cur != jg->wrote)
+                                log_notice("Group %s: boost changed by hand to %u since boostd wrote %u.",
+                                           groups[i], cur, jg->wrote);
+                        continue;
+                }
+                jg = journal_get_group(j, groups[i], true);
+                if (!jg)
+                        return -ENOSPC;
+                jg->found = created ? 0 : cur;
+                jg->created = created;
+                log_debug("Group %s: %s with boost %u.", groups[i],
+                          created ? "created" : "found", cur);
+        }
+
+        /* Record before the first change. */
+        r = journal_save(j);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write the journal in %s: %m", j->dir);
+        return 0;
+}
+
+static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
+        _cleanup_(freep) char *p = group_file(b, group, "schedtune.boost");
+        JournalGroup *jg = journal_get_group(b->journal, group, true);
+        char buf[16];
+        unsigned cur;
+        int r;
+
+        if (!p || !jg)
+                return -ENOMEM;
+        if (jg->has_wrote && read_boost(b, group, &cur) == 0 && cur != jg->wrote)
+                log_notice("Group %s: boost was changed by hand to %u, now setting %u.",
+                           group, cur, boost);
+
+        snprintf(buf, sizeof(buf), "%u\n", boost);
+        r = write_string(p, buf);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %u to %s: %m", boost, p);
+        jg->wrote = boost;
+        jg->has_wrote = true;
+        r = journal_save(b->journal);
+        if (r < 0)
+                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+        return 0;
+}
+
+static int group_has_pid(const Backend *b, const char *group, pid_t pid) {
+        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs"), *line = NULL;
+        _cleanup_(fclosep) FILE *f = NULL;
+        size_t n = 0;
+
+        if (!p)
+                return -ENOMEM;
+        f = fopen(p, "re");
+        if (!f)
+                return -errno;
+        while (getline(&line, &n, f) > 0)
+                if (atoi(line) == pid)
+                        return 1;
+        return 0;
+}
+
+static int write_pid(const Backend *b, const char *group, pid_t pid) {
+        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
+        char buf[32];
+
+        if (!p)
+                return -ENOMEM;
+        snprintf(buf, sizeof(buf), "%d\n", (int) pid);
+        return write_string(p, buf);
+}
+
+static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) {
+        Journal *j = b->journal;
+        int r;
+
+        r = write_pid(b, group, id->pid);
+        if (r < 0)
+                return r;       /* the caller names the process */
+        if (streq(group, "root"))
+                journal_pid_remove(&j->placed, &j->n_placed, id->pid);
+        else {
+                r = journal_pid_set(&j->placed, &j->n_placed, id, group);
+                if (r < 0)
+                        return r;
+        }
+        r = journal_save(j);
+        if (r < 0)
+                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+        return 0;
+}
+
+static int schedtune_restore(Backend *b) {
+        Journal *j = b->journal;
+        int ret = 0, r;
+
+        if (!b->path)
+                return 0;
+
+        for (size_t i = 0; i < j->n_placed; i++) {
+                JournalPid *p = &j->placed[i];
+
+                if (process_id_is_current(b->proc_root, &p->id) <= 0)
+                        continue;       /* gone, or the PID is someone else's now */
+                if (group_has_pid(b, p->group, p->id.pid) <= 0)
+                        continue;       /* moved elsewhere since: leave it */
+                r = write_pid(b, "root", p->id.pid);
+                if (r < 0 && r != -ESRCH)
+                        ret = log_warning_errno(r, "Failed to move PID %d back to root: %m",
+                                                (int) p->id.pid);
+        }
+
+        for (size_t i = 0; i < j->n_groups; i++) {
+                JournalGroup *g = &j->groups[i];
+                unsigned cur, target;
+                char buf[16];
+
+                r = read_boost(b, g->name, &cur);
+                if (r < 0) {
+                        log_debug_errno(r, "Group %s: cannot read its boost, skipping: %m", g->name);
+                        continue;
+                }
+                if (g->has_wrote && cur != g->wrote) {
+                        log_notice("Group %s: boost was changed by hand to %u, leaving it.",
+                                   g->name, cur);
+                        continue;
+                }
+                target = streq(g->name, "root") || b->restore_found ? g->found : 0;
+                if (target == cur)
+                        continue;
+                snprintf(buf, sizeof(buf), "%u\n", target);
+                _cleanup_(freep) char *p = group_file(b, g->name, "schedtune.boost");
+                r = p ? write_string(p, buf) : -ENOMEM;
+                if (r < 0)
+                        ret = log_warning_errno(r, "Failed to restore group %s to %u: %m",
+                                                g->name, target);
+        }
+
+        journal_clear_kernel(j);
+        r = journal_save(j);
+        if (r < 0)
+                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+        return ret;
+}
+
+const BackendVTable backend_schedtune = {
+        .name = "schedtune",
+        .probe = schedtune_probe,
+        .start = schedtune_start,
+        .apply = schedtune_apply,
+        .attach = schedtune_attach,
+        .restore = schedtune_restore,
+};

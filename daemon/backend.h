@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The backend vtable: how a group's boost reaches the kernel. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "journal.h"
+#include "proc.h"
+
+typedef enum ProbeResult {
+        PROBE_SUCCESS,          /* usable now */
+        PROBE_DEFER,            /* cannot tell yet (e.g. /proc not there) */
+        PROBE_FAIL,             /* not on this kernel */
+} ProbeResult;
+
+typedef struct Backend Backend;
+
+typedef struct BackendVTable {
+        const char *name;
+        /* ProbeResult, or negative errno */
+        int (*probe)(Backend *b);
+        /* Creates or adopts one group per name (groups[0] is root) and
+         * records in the journal what it found, before any change. */
+        int (*start)(Backend *b, const char *const *groups, size_t n);
+        int (*apply)(Backend *b, const char *group, unsigned boost);
+        /* Moves a process (all its threads) into group; "root" moves it
+         * back. */
+        int (*attach)(Backend *b, const char *group, const ProcessId *id);
+        /* Puts back what start() found; moves placed PIDs back to root. */
+        int (*restore)(Backend *b);
+} BackendVTable;
+
+struct Backend {
+        const BackendVTable *vt;
+        char *root;             /* prefix for every path, "/" in production */
+        char *mount_point;      /* schedtune hierarchy, below root */
+        char *path;             /* resolved hierarchy path */
+        char *proc_root;        /* where processes are looked up */
+        Journal *journal;       /* the manager's */
+        bool restore_found;     /* RestoreOnStop=found */
+        bool mounted;           /* boostd mounted the hierarchy */
+        /* uclamp: sets util_min of one task; a seam for tests */
+        int (*set_util_min)(pid_t tid, unsigned util_min);
+};
+
+extern const BackendVTable backend_schedtune;
+extern const BackendVTable backend_uclamp;
+extern const BackendVTable backend_none;
+
+Backend *backend_new(const char *root, const char *mount_point, const char *proc_root,
+                     Journal *journal, bool restore_found);
+Backend *backend_free(Backend *b);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
+
+/* Picks the first backend, in priority order, whose probe succeeds;
+ * "auto" tries schedtune, uclamp, none; a name tries only that one and
+ * fails with -EOPNOTSUPP if its probe fails. */
+int backend_select(Backend *b, const char *name);
+
+const char *backend_name(const Backend *b);
+
+/* uclamp mapping of a boost percentage to util_min (0..1024). */
+unsigned uclamp_from_boost(unsigned boost);

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* boostd: arguments, configuration check, main loop. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <systemd/sd-daemon.h>
+
+#include "config-version.h"
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+/* LSB "program is not configured": the unit does not restart on it. */
+#define EXIT_NOTCONFIGURED 6
+
+typedef struct Args {
+        const char *root;
+        const char *config_file;
+        const char *backend;
+        bool check_config;
+        const char *check_file;
+} Args;
+
+static void help(void) {
+        printf("Usage: boostd [OPTIONS]\n"
+               "       boostd --check-config [FILE]\n\n"
+               "Scheduler boost policy daemon.\n\n"
+               "  -h --help              Show this help\n"
+               "     --version           Show the version\n"
+               "     --root=DIR          Prefix for every path (default $BOOSTD_ROOT or /)\n"
+               "     --config=FILE       Read FILE instead of /etc/boostd.conf and its drop-ins\n"
+               "     --backend=NAME      Override Backend= (auto, schedtune, uclamp, none)\n"
+               "     --log-level=LEVEL   err, warning, notice, info or debug\n"
+               "     --check-config      Validate the configuration and exit\n");
+}
+
+static int parse_args(int argc, char *argv[], Args *a) {
+        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_CONFIG, ARG_BACKEND, ARG_LOG_LEVEL, ARG_CHECK };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "backend", required_argument, NULL, ARG_BACKEND },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "check-config", optional_argument, NULL, ARG_CHECK },
+                {}
+        };
+        int c, r;
+
+        a->root = getenv("BOOSTD_ROOT");
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("boostd %s\n", BOOSTD_VERSION);
+                        return 0;
+                case ARG_ROOT:
+                        a->root = optarg;
+                        break;
+                case ARG_CONFIG:
+                        a->config_file = optarg;
+                        break;
+                case ARG_BACKEND:
+                        a->backend = optarg;
+                        break;
+                case ARG_LOG_LEVEL:
+                        r = log_level_from_string(optarg);
+                        if (r < 0) {
+                                fprintf(stderr, "boostd: invalid log level '%s'\n", optarg);
+                                return -EINVAL;
+                        }
+                        log_set_max_level(r);
+                        break;
+                case ARG_CHECK:
+                        a->check_config = true;
+                        a->check_file = optarg;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        if (a->check_config && !a->check_file && optind < argc)
+                a->check_file = argv[optind++];
+        if (optind < argc) {
+                fprintf(stderr, "boostd: unexpected argument '%s'\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (a->root && a->root[0] != '/') {
+                fprintf(stderr, "boostd: --root must be an absolute path\n");
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static int check_config(const Args *a) {
+        _cleanup_(freep) char *main_file = NULL, *dropins = NULL, *error = NULL;
+        _cleanup_(config_freep) Config *c = NULL;
+        const char *file = a->check_file ?: a->config_file;
+        int r;
+
+        if (file)
+                r = config_load(file, false, NULL, &c, &error);
+        else {
+                main_file = path_join_root(a->root, "/etc/boostd.conf");
+                dropins = path_join_root(a->root, "/etc/boostd.conf.d");
+                if (!main_file || !dropins)
+                        return EXIT_FAILURE;
+                r = config_load(main_file, true, dropins, &c, &error);
+        }
+        if (r < 0) {
+                fprintf(stderr, "%s\n", error ?: strerror(-r));
+                return EXIT_FAILURE;
+        }
+        printf("%s: ok (%zu classes, %zu rules)\n", file ?: main_file, c->n_classes, c->n_rules);
+        return EXIT_SUCCESS;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        if (si->ssi_signo == SIGHUP) {
+                (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
+                (void) manager_reload(m, NULL);
+                (void) sd_notify(false, "READY=1\nSTATUS=Running");
+                return 0;
+        }
+        log_info("Received %s, stopping.", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int run(const Args *a) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(freep) char *error = NULL;
+        ManagerOptions o = { .root = a->root, .config_file = a->config_file, .backend = a->backend };
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        for (size_t i = 0; i < ELEMENTSOF(signals); i++)
+                sigaddset(&mask, signals[i]);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(-errno, "Failed to block signals: %m");
+
+        r = manager_new(&o, &m, &error);
+        if (r < 0) {
+                if (error) {
+                        log_error("Invalid configuration: %s", error);
+                        return -EBADMSG;
+                }
+                return log_error_errno(r, "Failed to set up: %m");
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
+                sd_event_source *s = NULL;
+
+                r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to watch signal %d: %m", signals[i]);
+                (void) sd_event_source_set_description(s, "signal");
+                (void) sd_event_source_set_floating(s, true);
+                sd_event_source_unref(s);
+        }
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Failed to enable the watchdog, ignoring: %m");
+
+        r = manager_start(m);
+        if (r < 0)
+                goto finish;
+        r = manager_connect_bus(m);
+        if (r < 0)
+                goto finish;
+
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Running with backend %s", backend_name(m->backend));
+        log_info("Ready (backend %s, %zu groups).", backend_name(m->backend), m->n_groups);
+
+        r = sd_event_loop(m->event);
+        if (r < 0)
+                log_error_errno(r, "Event loop failed: %m");
+finish:
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Restoring the groups");
+        (void) manager_stop(m);
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        Args a = {};
+        int r;
+
+        r = parse_args(argc, argv, &a);
+        if (r <= 0)
+                return r < 0 ? 2 : EXIT_SUCCESS;
+        if (a.check_config)
+                return check_config(&a);
+        r = run(&a);
+        if (r == -EBADMSG)
+                return EXIT_NOTCONFIGURED;
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The configuration: /etc/boostd.conf and /etc/boostd.conf.d/ (*.conf). */
+#include <dirent.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "config.h"
+#include "log.h"
+#include "util.h"
+
+static const char *const power_state_names[_POWER_STATE_MAX] = {
+        [POWER_AC] = "ac",
+        [POWER_BATTERY] = "battery",
+        [POWER_LOW] = "low",
+};
+
+const char *power_state_to_string(PowerState s) {
+        if (s < 0 || s >= _POWER_STATE_MAX)
+                return NULL;
+        return power_state_names[s];
+}
+
+PowerState power_state_from_string(const char *s) {
+        for (int i = 0; i < _POWER_STATE_MAX; i++)
+                if (streq(s, power_state_names[i]))
+                        return (PowerState) i;
+        return _POWER_STATE_INVALID;
+}
+
+/* Built-in classes; the shipped boostd.conf spells out the same values. */
+static const ClassConfig builtin_classes[] = {
+        { "root",        { 0, 0, 0 } },
+        { "background",  { 0, 0, 0 } },
+        { "interactive", { 10, 5, 0 } },
+        { "performance", { 50, 30, 10 } },
+};
+
+Config *config_new(void) {
+        Config *c = calloc(1, sizeof(Config));
+
+        if (!c)
+                return NULL;
+        c->backend = strdup("auto");
+        c->mount_point = strdup("/dev/stune");
+        c->default_class = strdup("root");
+        if (!c->backend || !c->mount_point || !c->default_class)
+                return config_free(c);
+        c->log_level = -1;
+        c->max_holds_per_client = HOLDS_PER_CLIENT_DEFAULT;
+        memcpy(c->classes, builtin_classes, sizeof(builtin_classes));
+        c->n_classes = ELEMENTSOF(builtin_classes);
+        return c;
+}
+
+static void rule_done(Rule *r) {
+        free(r->name);
+        free(r->unit);
+        free(r->slice);
+        free(r->comm);
+        free(r->exe);
+        free(r->user);
+        free(r->class_name);
+        free(r->file);
+}
+
+Config *config_free(Config *c) {
+        if (!c)
+                return NULL;
+        free(c->backend);
+        free(c->mount_point);
+        free(c->default_class);
+        for (size_t i = 0; i < c->n_rules; i++)
+                rule_done(&c->rules[i]);
+        free(c->rules);
+        free(c);
+        return NULL;
+}
+
+int config_find_class(const Config *c, const char *name) {
+        for (size_t i = 0; i < c->n_classes; i++)
+                if (streq(c->classes[i].name, name))
+                        return (int) i;
+        return -ENOENT;
+}
+
+static int config_find_rule(const Config *c, const char *name) {
+        for (size_t i = 0; i < c->n_rules; i++)
+                if (streq(c->rules[i].name, name))
+                        return (int) i;
+        return -ENOENT;
+}
+
+/* Parser state for one file. inih does not pass line numbers to the
+ * handler, so the reader counts the lines it hands to inih; inih handles
+ * each line right after reading it. */
+typedef struct Parser {
+        Config *config;
+        const char *file;
+        FILE *f;
+        unsigned line;
+        char *error;
+        int error_code;
+        char **sections_seen;   /* in this file, to catch duplicates */
+        size_t n_sections_seen;
+} Parser;
+
+static int parser_fail(Parser *p, int code, const char *fmt, ...) _printf_(3, 4);
+static int parser_fail(Parser *p, int code, const char *fmt, ...) {
+        _cleanup_(freep) char *msg = NULL;
+        va_list ap;
+
+        if (p->error)           /* keep the first error only */
+                return 0;
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        if (asprintf(&p->error, "%s:%u: %s", p->file, p->line, msg ?: "out of memory") < 0)
+                p->error = NULL;
+        p->error_code = code;
+        return 0;               /* makes inih count an error */
+}
+
+static bool section_split(const char *section, const char *kind, const char **ret_name) {
+        size_t l = strlen(kind);
+
+        if (strncmp(section, kind, l) != 0 || section[l] != ':')
+                return false;
+        *ret_name = section + l + 1;
+        return true;
+}
+
+/* Validates a section header when the reader sees it, so that empty and
+ * duplicate sections are reported too. */
+static int parser_section(Parser *p, const char *section) {
+        Config *c = p->config;
+        const char *name;
+        char **n;
+
+        for (size_t i = 0; i < p->n_sections_seen; i++)
+                if (streq(p->sections_seen[i], section)) {
+                        if (section_split(section, "Class", &name))
+                                return parser_fail(p, -EEXIST, "duplicate class '%s'", name);
+                        if (section_split(section, "Rule", &name))
+                                return parser_fail(p, -EEXIST, "duplicate rule '%s'", name);
+                        return parser_fail(p, -EEXIST, "duplicate section [%s]", section);
+                }
+        n = realloc(p->sections_seen, (p->n_sections_seen + 1) * sizeof(char *));
+        if (!n)
+                return parser_fail(p, -ENOMEM, "out of memory");
+        p->sections_seen = n;
+        n[p->n_sections_seen] = strdup(section);
+        if (!n[p->n_sections_seen])
+                return parser_fail(p, -ENOMEM, "out of memory");
+        p->n_sections_seen++;
+
+        if (streq(section, "Daemon"))
+                return 1;
+
+        if (section_split(section, "Class", &name)) {
+                ClassConfig *cc;
+
+                if (!class_name_is_valid(name))
+                        return parser_fail(p, -EINVAL,
+                                           "invalid class name '%s' (1-31 characters of a-z, 0-9, '_', '-')",
+                                           name);
+                if (config_find_class(c, name) >= 0)
+                        return 1;       /* a drop-in amending an earlier file */
+                if (c->n_classes >= GROUPS_MAX)
+                        return parser_fail(p, -ENOSPC,
+                                           "too many classes: the kernel allows %d groups counting root",
+                                           GROUPS_MAX);
+                cc = &c->classes[c->n_classes++];
+                memset(cc, 0, sizeof(*cc));
+                strcpy(cc->name, name);
+                return 1;
+        }
+
+        if (section_split(section, "Rule", &name)) {
+                Rule *r;
+
+                if (name[0] == '\0')
+                        return parser_fail(p, -EINVAL, "rule without a name: use [Rule:NAME]");
+                if (config_find_rule(c, name) >= 0)
+                        return 1;
+                r = realloc(c->rules, (c->n_rules + 1) * sizeof(Rule));
+                if (!r)
+                        return parser_fail(p, -ENOMEM, "out of memory");
+                c->rules = r;
+                r = &c->rules[c->n_rules];
+                memset(r, 0, sizeof(*r));
+                r->class_index = -1;
+                r->name = strdup(name);
+                r->file = strdup(p->file);
+                if (!r->name || !r->file) {
+                        rule_done(r);
+                        return parser_fail(p, -ENOMEM, "out of memory");
+                }
+                r->section_line = p->line;
+                c->n_rules++;
+                return 1;
+        }
+
+        return parser_fail(p, -EINVAL, "unknown section [%s]", section);
+}
+
+static char *parser_reader(char *str, int num, void *stream) {
+        Parser *p = stream;
+        char *s, *e;
+
+        if (p->error)
+                return NULL;    /* stop at the first error */
+        if (!fgets(str, num, p->f))
+                return NULL;
+        p->line++;
+
+        s = str;
+        while (*s == ' ' || *s == '\t')
+                s++;
+        if (*s == '[') {
+                _cleanup_(freep) char *section = NULL;
+
+                e = strchr(s, ']');
+                if (!e)
+                        return str;     /* inih reports the syntax error */
+                section = strndup(s + 1, (size_t) (e - s - 1));
+                if (!section)
+                        return NULL;
+                if (parser_section(p, strstrip(section)) <= 0)
+                        return NULL;
+        }
+        return str;
+}
+
+static int set_string(Parser *p, char **field, const char *key, const char *value) {
+        char *s;
+
+        if (value[0] == '\0')
+                return parser_fail(p, -EINVAL, "%s=: empty value", key);
+        s = strdup(value);
+        if (!s)
+                return parser_fail(p, -ENOMEM, "out of memory");
+        free(*field);
+        *field = s;
+        return 1;
+}
+
+static int parse_daemon_key(Parser *p, const char *key, const char *value) {
+        Config *c = p->config;
+        unsigned u;
+        int r;
+
+        if (streq(key, "Backend")) {
+                if (!streq(value, "auto") && !streq(value, "schedtune") &&
+                    !streq(value, "uclamp") && !streq(value, "none"))
+                        return parser_fail(p, -EINVAL,
+                                           "Backend=%s: expected auto, schedtune, uclamp or none", value);
+                return set_string(p, &c->backend, key, value);
+        }
+        if (streq(key, "MountPoint")) {
+                if (value[0] != '/' || strstr(value, ".."))
+                        return parser_fail(p, -EINVAL, "MountPoint=%s: not an absolute path", value);
+                return set_string(p, &c->mount_point, key, value);
+        }
+        if (streq(key, "LogLevel")) {
+                r = log_level_from_string(value);
+                if (r < 0)
+                        return parser_fail(p, -EINVAL,
+                                           "LogLevel=%s: expected err, warning, notice, info or debug", value);
+                c->log_level = r;
+                return 1;
+        }
+        if (streq(key, "DefaultClass")) {
+                if (!class_name_is_valid(value))
+                        return parser_fail(p, -EINVAL, "DefaultClass=%s: invalid class name", value);
+                return set_string(p, &c->default_class, key, value);
+        }
+        if (streq(key, "MaxHoldsPerClient")) {
+                r = parse_uint(value, HOLDS_PER_CLIENT_MAX, &u);
+                if (r == -ERANGE || (r == 0 && u == 0))
+                        return parser_fail(p, -ERANGE, "%s=%s: value out of range 1..%u",
+                                           key, value, HOLDS_PER_CLIENT_MAX);
+                if (r < 0)
+                        return parser_fail(p, -EINVAL, "%s=%s: not a number", key, value);
+                c->max_holds_per_client = u;
+                return 1;
+        }
+        if (streq(key, "RestoreOnStop")) {
+                if (streq(value, "zero"))
+                        c->restore_found = false;
+                else if (streq(value, "found"))
+                        c->restore_found = true;
+                else
+                        return parser_fail(p, -EINVAL, "RestoreOnStop=%s: expected zero or found", value);
+                return 1;
+        }
+        return parser_fail(p, -EINVAL, "unknown key '%s' in section [Daemon]", key);
+}
+
+static int parse_class_key(Parser *p, const char *section, const char *name,
+                           const char *key, const char *value) {
+        static const char *const keys[_POWER_STATE_MAX] = {
+                [POWER_AC] = "BoostAC",
+                [POWER_BATTERY] = "BoostBattery",
+                [POWER_LOW] = "BoostLowBattery",
+        };
+        int idx = config_find_class(p->config, name);
+        unsigned u;
+        int r;
+
+        if (idx < 0)            /* section was rejected already */
+                return 0;
+        for (int i = 0; i < _POWER_STATE_MAX; i++) {
+                if (!streq(key, keys[i]))
+                        continue;
+                r = parse_uint(value, BOOST_MAX, &u);
+                if (r == -ERANGE)
+                        return parser_fail(p, -ERANGE, "%s=%s: value out of range 0..%u",
+                                           key, value, BOOST_MAX);
+                if (r < 0)
+                        return parser_fail(p, -EINVAL, "%s=%s: not a number", key, value);
+                p->config->classes[idx].boost[i] = u;
+                return 1;
+        }
+        if (streq(key, "Boost")) {      /* shorthand: the same in every state */
+                r = parse_uint(value, BOOST_MAX, &u);
+                if (r == -ERANGE)
+                        return parser_fail(p, -ERANGE, "%s=%s: value out of range 0..%u",
+                                           key, value, BOOST_MAX);
+                if (r < 0)
+                        return parser_fail(p, -EINVAL, "%s=%s: not a number", key, value);
+                for (int i = 0; i < _POWER_STATE_MAX; i++)
+                        p->config->classes[idx].boost[i] = u;
+                return 1;
+        }
+        return parser_fail(p, -EINVAL, "unknown key '%s' in section [%s]", key, section);
+}
+
+static int parse_rule_key(Parser *p, const char *section, const char *name,
+                          const char *key, const char *value) {
+        int idx = config_find_rule(p->config, name);
+        Rule *r;
+
+        if (idx < 0)
+                return 0;
+        r = &p->config->rules[idx];
+        if (streq(key, "Unit"))
+                return set_string(p, &r->unit, key, value);
+        if (streq(key, "Slice"))
+                return set_string(p, &r->slice, key, value);
+        if (streq(key, "Comm")) {
+                if (strlen(value) > 15 && !strpbrk(value, "*?["))
+                        return parser_fail(p, -EINVAL,
+                                           "Comm=%s: longer than the kernel's 15 characters, can never match",
+                                           value);
+                return set_string(p, &r->comm, key, value);
+        }
+        if (streq(key, "Exe")) {
+                if (value[0] != '/' && value[0] != '*')
+                        return parser_fail(p, -EINVAL, "Exe=%s: not an absolute path or glob", value);
+                return set_string(p, &r->exe, key, value);
+        }
+        if (streq(key, "User"))
+                return set_string(p, &r->user, key, value);
+        if (streq(key, "Class")) {
+                if (!class_name_is_valid(value))
+                        return parser_fail(p, -EINVAL, "Class=%s: invalid class name", value);
+                free(r->file);
+                r->file = strdup(p->file);
+                if (!r->file)
+                        return parser_fail(p, -ENOMEM, "out of memory");
+                r->line = p->line;
+                return set_string(p, &r->class_name, key, value);
+        }
+        return parser_fail(p, -EINVAL, "unknown key '%s' in section [%s]", key, section);
+}
+
+static int parser_handler(void *user, const char *section, const char *key, const char *value) {
+        Parser *p = user;
+        const char *name;
+
+        if (p->error)
+                return 0;
+        if (streq(section, ""))
+                return parser_fail(p, -EINVAL, "key '%s' outside of any section", key);
+        if (streq(section, "Daemon"))
+                return parse_daemon_key(p, key, value);
+        if (section_split(section, "Class", &name))
+                return parse_class_key(p, section, name, key, value);
+        if (section_split(section, "Rule", &name))
+                return parse_rule_key(p, section, name, key, value);
+        return parser_fail(p, -EINVAL, "unknown section [%s]", section);
+}
+
+static int config_parse_file(Config *c, const char *path, bool optional, char **ret_error) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        Parser p = { .config = c, .file = path };
+        int r;
+
+        f = fopen(path, "re");
+        if (!f) {
+                if (errno == ENOENT && optional)
+                        return 0;
+                r = -errno;
+                if (asprintf(ret_error, "%s: cannot open: %s", path, strerror(-r)) < 0)
+                        *ret_error = NULL;
+                return r;
+        }
+        p.f = f;
+
+        r = ini_parse_stream(parser_reader, &p, parser_handler, &p);
+        for (size_t i = 0; i < p.n_sections_seen; i++)
+                free(p.sections_seen[i]);
+        free(p.sections_seen);
+
+        if (p.error) {
+                *ret_error = p.error;
+                return p.error_code < 0 ? p.error_code : -EINVAL;
+        }
+        if (r > 0) {
+                if (asprintf(ret_error, "%s:%d: syntax error: expected [Section], Key=Value or a comment",
+                             path, r) < 0)
+                        *ret_error = NULL;
+                return -EBADMSG;
+        }
+        if (r < 0) {
+                if (asprintf(ret_error, "%s: cannot parse", path) < 0)
+                        *ret_error = NULL;
+                return -EIO;
+        }
+        return 0;
+}
+
+static int config_verify(Config *c, char **ret_error) {
+        int r;
+
+        for (size_t i = 0; i < c->n_rules; i++) {
+                Rule *rule = &c->rules[i];
+
+                if (!rule->unit && !rule->slice && !rule->comm && !rule->exe && !rule->user) {
+                        if (asprintf(ret_error,
+                                     "%s:%u: rule '%s' has no match key (Unit=, Slice=, Comm=, Exe= or User=)",
+                                     rule->file, rule->section_line, rule->name) < 0)
+                                *ret_error = NULL;
+                        return -EINVAL;
+                }
+                if (!rule->class_name) {
+                        if (asprintf(ret_error, "%s:%u: rule '%s' has no Class=",
+                                     rule->file, rule->section_line, rule->name) < 0)
+                                *ret_error = NULL;
+                        return -EINVAL;
+                }
+                r = config_find_class(c, rule->class_name);
+                if (r < 0) {
+                        if (asprintf(ret_error, "%s:%u: rule '%s' names unknown class '%s'",
+                                     rule->file, rule->line, rule->name, rule->class_name) < 0)
+                                *ret_error = NULL;
+                        return -ENOENT;
+                }
+                rule->class_index = r;
+        }
+
+        r = config_find_class(c, c->default_class);
+        if (r < 0) {
+                if (asprintf(ret_error, "DefaultClass=%s: unknown class", c->default_class) < 0)
+                        *ret_error = NULL;
+                return -ENOENT;
+        }
+        c->default_class_index = r;
+        return 0;
+}
+
+static int dropin_filter(const struct dirent *de) {
+        size_t l = strlen(de->d_name);
+
+        return de->d_name[0] != '.' && l > 5 && streq(de->d_name + l - 5, ".conf");
+}
+
+int config_load(const char *main_file, bool main_optional, const char *dropin_dir,
+                Config **ret, char **ret_error) {
+        _cleanup_(config_freep) Config *c = NULL;
+        struct dirent **list = NULL;
+        int n, r;
+
+        *ret_error = NULL;
+        c = config_new();
+        if (!c)
+                return -ENOMEM;
+
+        if (main_file) {
+                r = config_parse_file(c, main_file, main_optional, ret_error);
+                if (r < 0)
+                        return r;
+        }
+
+        if (dropin_dir) {
+                n = scandir(dropin_dir, &list, dropin_filter, alphasort);
+                if (n < 0 && errno != ENOENT) {
+                        r = -errno;
+                        if (asprintf(ret_error, "%s: cannot read directory: %s", dropin_dir, strerror(-r)) < 0)
+                                *ret_error = NULL;
+                        return r;
+                }
+                r = 0;
+                for (int i = 0; i < n; i++) {
+                        _cleanup_(freep) char *p = NULL;
+
+                        if (r == 0) {
+                                p = path_join(dropin_dir, list[i]->d_name);
+                                r = p ? config_parse_file(c, p, false, ret_error) : -ENOMEM;
+                        }
+                        free(list[i]);
+                }
+                free(list);
+                if (r < 0)
+                        return r;
+        }
+
+        r = config_verify(c, ret_error);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(c);
+        return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Logging to stderr, with syslog priority prefixes under systemd. */
+#pragma once
+
+#include <syslog.h>
+#include "macro.h"
+
+void log_set_max_level(int level);
+int log_get_max_level(void);
+int log_level_from_string(const char *s);
+const char *log_level_to_string(int level);
+
+/* Logs with priority and returns error (negative errno), so
+ * "return log_error_errno(r, ...)" logs once where the error is handled.
+ * %m in the format prints strerror(-error). */
+int log_internal(int level, int error, const char *file, int line,
+                 const char *format, ...) _printf_(5, 6);
+
+#define log_full_errno(level, error, ...) \
+        log_internal((level), (error), __FILE__, __LINE__, __VA_ARGS__)
+#define log_full(level, ...) log_full_errno((level), 0, __VA_ARGS__)
+
+#define log_debug(...)   log_full(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)    log_full(LOG_INFO, __VA_ARGS__)
+#define log_notice(...)  log_full(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
+#define log_error(...)   log_full(LOG_ERR, __VA_ARGS__)
+
+#define log_debug_errno(e, ...)   log_full_errno(LOG_DEBUG, (e), __VA_ARGS__)
+#define log_info_errno(e, ...)    log_full_errno(LOG_INFO, (e), __VA_ARGS__)
+#define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, (e), __VA_ARGS__)
+#define log_error_errno(e, ...)   log_full_errno(LOG_ERR, (e), __VA_ARGS__)
+
+#define log_oom() log_error_errno(-ENOMEM, "Out of memory.")

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading process facts from /proc (or a test tree); does not log. */
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "macro.h"
+#include "proc.h"
+#include "util.h"
+
+static char *proc_path(const char *proc_root, pid_t pid, const char *file) {
+        char *p;
+
+        if (asprintf(&p, "%s/%d/%s", proc_root, (int) pid, file) < 0)
+                return NULL;
+        return p;
+}
+
+int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
+        _cleanup_(freep) char *path = NULL, *line = NULL;
+        const char *s;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        path = proc_path(proc_root, pid, "stat");
+        if (!path)
+                return -ENOMEM;
+        r = read_one_line(path, &line);
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r < 0)
+                return r;
+
+        /* comm may contain spaces and ')': fields start after the last ')' */
+        s = strrchr(line, ')');
+        if (!s)
+                return -EIO;
+        s++;
+        /* after ')' come fields 3..; start time is field 22 */
+        for (int field = 3; field <= 22; field++) {
+                while (*s == ' ')
+                        s++;
+                if (field == 22) {
+                        unsigned long long v;
+
+                        if (sscanf(s, "%llu", &v) != 1)
+                                return -EIO;
+                        *ret = v;
+                        return 0;
+                }
+                s = strchr(s, ' ');
+                if (!s)
+                        return -EIO;
+        }
+        return -EIO;
+}
+
+int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret) {
+        _cleanup_(freep) char *path = NULL, *line = NULL;
+        _cleanup_(fclosep) FILE *f = NULL;
+        size_t n = 0;
+
+        path = proc_path(proc_root, pid, "status");
+        if (!path)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while (getline(&line, &n, f) > 0) {
+                unsigned ruid, euid;
+
+                if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
+                        *ret = (uid_t) ruid;
+                        return 0;
+                }
+        }
+        return -EIO;
+}
+
+static int proc_get_cgroup2(const char *proc_root, pid_t pid, char **ret) {
+        _cleanup_(freep) char *path = NULL, *line = NULL;
+        _cleanup_(fclosep) FILE *f = NULL;
+        size_t n = 0;
+        ssize_t l;
+
+        path = proc_path(proc_root, pid, "cgroup");
+        if (!path)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while ((l = getline(&line, &n, f)) > 0) {
+                if (line[l - 1] == '\n')
+                        line[l - 1] = '\0';
+                if (strncmp(line, "0::", 3) == 0) {
+                        *ret = strdup(line + 3);
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        *ret = NULL;
+        return 0;
+}
+
+void process_info_buf_done(ProcessInfoBuf *buf) {
+        free(buf->comm);
+        free(buf->exe);
+        free(buf->cgroup);
+        free(buf->user);
+        memset(buf, 0, sizeof(*buf));
+}
+
+int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessInfoBuf *buf) {
+        _cleanup_(freep) char *path = NULL;
+        char exe[4096];
+        struct passwd pw, *pwp = NULL;
+        char pwbuf[1024];
+        ssize_t l;
+        int r;
+
+        memset(info, 0, sizeof(*info));
+        memset(buf, 0, sizeof(*buf));
+        info->pid = pid;
+
+        path = proc_path(proc_root, pid, "comm");
+        if (!path)
+                return -ENOMEM;
+        r = read_one_line(path, &buf->comm);
+        if (r < 0)
+                goto fail;
+        r = proc_get_uid(proc_root, pid, &info->uid);
+        if (r < 0)
+                goto fail;
+        r = proc_get_cgroup2(proc_root, pid, &buf->cgroup);
+        if (r < 0)
+                goto fail;
+
+        free(path);
+        path = proc_path(proc_root, pid, "exe");
+        if (!path) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        l = readlink(path, exe, sizeof(exe) - 1);
+        if (l > 0) {            /* kernel threads and other users' processes may have none */
+                exe[l] = '\0';
+                buf->exe = strdup(exe);
+        }
+        if (getpwuid_r(info->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
+                buf->user = strdup(pw.pw_name);
+
+        info->comm = buf->comm;
+        info->exe = buf->exe;
+        info->cgroup = buf->cgroup;
+        info->user = buf->user;
+        return 0;
+fail:
+        process_info_buf_done(buf);
+        return r == -ENOENT ? -ESRCH : r;
+}
+
+int process_id_is_current(const char *proc_root, const ProcessId *id) {
+        uint64_t st;
+        int r;
+
+        r = proc_get_start_time(proc_root, id->pid, &st);
+        if (r == -ESRCH)
+                return 0;
+        if (r < 0)
+                return r;
+        return st == id->start_time;
+}
+
+int pidfd_open_pid(pid_t pid) {
+        int fd;
+
+        fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? -errno : fd;
+}

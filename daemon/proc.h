@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading process facts from /proc (or a test tree); does not log. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules.h"
+
+/* A process is named by PID and start time (field 22 of stat), so that a
+ * reused PID is never mistaken for the process that was meant. */
+typedef struct ProcessId {
+        pid_t pid;
+        uint64_t start_time;
+} ProcessId;
+
+int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
+int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret);
+
+/* Fills info with comm, exe, cgroup (v2 line), uid, user; the strings are
+ * allocated in *ret_buf, freed by the caller. */
+typedef struct ProcessInfoBuf {
+        char *comm;
+        char *exe;
+        char *cgroup;
+        char *user;
+} ProcessInfoBuf;
+
+int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessInfoBuf *buf);
+void process_info_buf_done(ProcessInfoBuf *buf);
+
+/* 1 if pid is alive with the same start time, 0 if gone or reused. */
+int process_id_is_current(const char *proc_root, const ProcessId *id);
+
+int pidfd_open_pid(pid_t pid);

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Matching processes against the configured rules; pure logic. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules.h"
+#include "util.h"
+
+static bool has_suffix(const char *s, size_t l, const char *suffix) {
+        size_t sl = strlen(suffix);
+
+        return l >= sl && strncmp(s + l - sl, suffix, sl) == 0;
+}
+
+/* Calls fn for every component of a cgroup path that ends with suffix
+ * (innermost last), stopping at the first that returns true. */
+static bool cgroup_any_component(const char *cgroup, const char *suffix,
+                                 const char *glob, const char **ret_last,
+                                 size_t *ret_last_len) {
+        const char *s = cgroup;
+        bool found = false;
+
+        while (s && *s) {
+                const char *e;
+                size_t l;
+
+                while (*s == '/')
+                        s++;
+                e = strchr(s, '/');
+                l = e ? (size_t) (e - s) : strlen(s);
+                if (l > 0 && has_suffix(s, l, suffix)) {
+                        char buf[256];
+
+                        if (ret_last) {
+                                *ret_last = s;
+                                *ret_last_len = l;
+                        }
+                        if (glob && l < sizeof(buf)) {
+                                memcpy(buf, s, l);
+                                buf[l] = '\0';
+                                if (fnmatch(glob, buf, 0) == 0)
+                                        found = true;
+                        }
+                }
+                s = e;
+        }
+        return found;
+}
+
+const char *cgroup_path_unit(const char *cgroup, char *buf, size_t size) {
+        const char *svc = NULL, *scope = NULL, *best;
+        size_t svc_l = 0, scope_l = 0, l;
+
+        if (!cgroup)
+                return NULL;
+        (void) cgroup_any_component(cgroup, ".service", NULL, &svc, &svc_l);
+        (void) cgroup_any_component(cgroup, ".scope", NULL, &scope, &scope_l);
+        /* The innermost unit wins: app scopes live below user@.service. */
+        if (svc && scope)
+                best = scope > svc ? scope : svc;
+        else
+                best = svc ?: scope;
+        if (!best)
+                return NULL;
+        l = best == svc ? svc_l : scope_l;
+        if (l + 1 > size)
+                return NULL;
+        memcpy(buf, best, l);
+        buf[l] = '\0';
+        return buf;
+}
+
+static bool match_user(const char *want, const ProcessInfo *p) {
+        unsigned u;
+
+        if (parse_uint(want, (unsigned) -2, &u) == 0)
+                return p->uid == (uid_t) u;
+        return p->user && streq(want, p->user);
+}
+
+static bool rule_matches(const Rule *r, const ProcessInfo *p) {
+        if (r->comm && (!p->comm || fnmatch(r->comm, p->comm, 0) != 0))
+                return false;
+        if (r->exe && (!p->exe || fnmatch(r->exe, p->exe, 0) != 0))
+                return false;
+        if (r->user && !match_user(r->user, p))
+                return false;
+        if (r->unit) {
+                char buf[256];
+                const char *unit = cgroup_path_unit(p->cgroup, buf, sizeof(buf));
+
+                if (!unit || fnmatch(r->unit, unit, 0) != 0)
+                        return false;
+        }
+        if (r->slice && (!p->cgroup || !cgroup_any_component(p->cgroup, ".slice", r->slice, NULL, NULL)))
+                return false;
+        return true;
+}
+
+int rules_find(const Config *c, const ProcessInfo *p) {
+        for (size_t i = 0; i < c->n_rules; i++)
+                if (rule_matches(&c->rules[i], p))
+                        return (int) i;
+        return -ENOENT;
+}
+
+int rules_classify(const Config *c, const ProcessInfo *p) {
+        int i = rules_find(c, p);
+
+        if (i < 0)
+                return c->default_class_index;
+        return c->rules[i].class_index;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Matching processes against the configured rules; pure logic. */
+#pragma once
+
+#include <sys/types.h>
+
+#include "config.h"
+
+typedef struct ProcessInfo {
+        pid_t pid;
+        const char *comm;       /* /proc/PID/comm */
+        const char *exe;        /* /proc/PID/exe target, NULL if unknown */
+        const char *cgroup;     /* cgroup v2 path, e.g. /system.slice/foo.service */
+        uid_t uid;
+        const char *user;       /* user name of uid, NULL if unknown */
+} ProcessInfo;
+
+/* The unit (last .service or .scope component) of a cgroup path, copied
+ * into buf; returns NULL if there is none. */
+const char *cgroup_path_unit(const char *cgroup, char *buf, size_t size);
+
+/* Returns the index of the first rule whose every given key matches, or
+ * -ENOENT. */
+int rules_find(const Config *c, const ProcessInfo *p);
+
+/* The class index the rules give a process (the default class if no rule
+ * matches). */
+int rules_classify(const Config *c, const ProcessInfo *p);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small file and string utilities; they do not log. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Joins a root prefix and an absolute path: ("/tmp/x", "/dev/stune") ->
+ * "/tmp/x/dev/stune"; a root of NULL or "/" leaves the path as is. */
+char *path_join_root(const char *root, const char *path);
+char *path_join(const char *a, const char *b);
+
+int read_one_line(const char *path, char **ret);
+int write_string(const char *path, const char *s);
+int write_string_atomic(const char *path, const char *s);
+int mkdir_p(const char *path, mode_t mode);
+
+int parse_uint(const char *s, unsigned max, unsigned *ret);
+int parse_u64(const char *s, uint64_t *ret);
+int parse_bool(const char *s);
+
+bool class_name_is_valid(const char *s);
+char *strstrip(char *s);
