@@ -127,14 +127,17 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                 if (!dir)
                         return -ENOMEM;
                 if (i > 0) {
-                        if (mkdir(dir, 0755) == 0)
+                        r = b->make_group ? b->make_group(dir) : RET_NERRNO(mkdir(dir, 0755));
+                        if (r >= 0)
                                 created = true;
-                        else if (errno == ENOSPC)
+                        else if (r == -ENOSPC)
                                 return log_error_errno(-ENOSPC,
                                                        "Failed to create group %s: the kernel's group limit is reached",
                                                        groups[i]);
-                        else if (errno != EEXIST)
-                                return log_error_errno(-errno, "Failed to create group %s: %m", dir);
+                        else if (r == -EINVAL)
+                                return log_error_errno(r, "Failed to create group %s: the hierarchy is not flat: %m", dir);
+                        else if (r != -EEXIST)
+                                return log_error_errno(r, "Failed to create group %s: %m", dir);
                 }
                 r = read_boost(b, groups[i], &cur);
                 if (r < 0)
@@ -286,6 +289,18 @@ static int schedtune_restore(Backend *b) {
         if (r < 0)
                 log_warning_errno(r, "Failed to update the journal, ignoring: %m");
         return ret;
+}
+
+int backend_schedtune_mount(Backend *b) {
+        int r = schedtune_probe(b);
+
+        if (r < 0)
+                return r;
+        if (r != PROBE_SUCCESS) {
+                log_info("No schedtune controller in this kernel, nothing to mount.");
+                return 0;
+        }
+        return b->path ? 0 : schedtune_mount(b);
 }
 
 const BackendVTable backend_schedtune = {

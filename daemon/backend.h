@@ -40,6 +40,9 @@ struct Backend {
         Journal *journal;       /* the manager's */
         bool restore_found;     /* RestoreOnStop=found */
         bool mounted;           /* boostd mounted the hierarchy */
+        /* schedtune: makes a group directory (mkdir(2) on cgroupfs, where the
+         * kernel fills in the files); a seam for tests */
+        int (*make_group)(const char *path);
         /* uclamp: sets util_min of one task; a seam for tests */
         int (*set_util_min)(pid_t tid, unsigned util_min);
 };
@@ -59,6 +62,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 int backend_select(Backend *b, const char *name);
 
 const char *backend_name(const Backend *b);
+
+/* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
+ * no SchedTune (nothing to do). */
+int backend_schedtune_mount(Backend *b);
 
 /* uclamp mapping of a boost percentage to util_min (0..1024). */
 unsigned uclamp_from_boost(unsigned boost);

@@ -1,1 +1,393 @@
-int main(void){return 0;}
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* boostctl: command-line client of org.boostd.Boost1. */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#include "config-version.h"
+
+#define BUS_NAME  "org.boostd.Boost1"
+#define BUS_PATH  "/org/boostd/Boost1"
+#define BUS_IFACE "org.boostd.Boost1"
+
+/* Exit codes: part of the interface, see boostctl(1). */
+enum {
+        EXIT_OK = 0,
+        EXIT_FAIL = 1,
+        EXIT_USAGE = 2,
+        EXIT_UNREACHABLE = 3,
+        EXIT_DENIED = 4,
+        EXIT_REJECTED = 5,
+};
+
+static void help(void) {
+        printf("Usage: boostctl [--timeout-call SEC] COMMAND [ARGS]\n\n"
+               "Commands:\n"
+               "  status                         Backend, mode, power state, groups, holds\n"
+               "  get GROUP                      Print the base and effective boost\n"
+               "  set GROUP N                    Set the base boost of GROUP (0..100)\n"
+               "  classify PID GROUP             Move a process into GROUP\n"
+               "  foreground PID                 Tell boostd which process has the focus\n"
+               "  hold GROUP N [--timeout MS] [--reason TEXT] -- COMMAND [ARGS]\n"
+               "                                 Hold GROUP at N or more while COMMAND runs\n"
+               "  mode [auto|manual]             Print or set the mode\n"
+               "  reload                         Reload the configuration\n"
+               "  monitor                        Print changes as they happen\n\n"
+               "Exit status: 0 ok, 1 failure, 2 usage, 3 boostd unreachable,\n"
+               "4 access denied, 5 request rejected; hold: the command's status.\n");
+}
+
+static int exit_for_error(const sd_bus_error *e, int r) {
+        if (e && e->name) {
+                fprintf(stderr, "boostctl: %s: %s\n", e->name, e->message ?: "");
+                if (strcmp(e->name, "org.freedesktop.DBus.Error.AccessDenied") == 0 ||
+                    strcmp(e->name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0)
+                        return EXIT_DENIED;
+                if (strcmp(e->name, "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
+                    strcmp(e->name, "org.freedesktop.DBus.Error.NameHasNoOwner") == 0 ||
+                    strcmp(e->name, "org.freedesktop.DBus.Error.NoReply") == 0 ||
+                    strcmp(e->name, "org.freedesktop.DBus.Error.Disconnected") == 0)
+                        return EXIT_UNREACHABLE;
+                if (strncmp(e->name, "org.boostd.Boost1.Error.", 24) == 0 ||
+                    strcmp(e->name, "org.freedesktop.DBus.Error.InvalidArgs") == 0)
+                        return strcmp(e->name, "org.boostd.Boost1.Error.BackendFailed") == 0 ?
+                                EXIT_FAIL : EXIT_REJECTED;
+                return EXIT_FAIL;
+        }
+        fprintf(stderr, "boostctl: %s\n", strerror(-r));
+        return EXIT_FAIL;
+}
+
+static int parse_u32(const char *s, uint32_t *ret) {
+        char *end;
+        unsigned long v;
+
+        if (!s || !*s || *s == '-' || *s == '+')
+                return -EINVAL;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || *end || v > UINT32_MAX)
+                return -EINVAL;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int usage_error(const char *msg) {
+        fprintf(stderr, "boostctl: %s (see boostctl --help)\n", msg);
+        return EXIT_USAGE;
+}
+
+static int get_string_property(sd_bus *bus, const char *name, char **ret, sd_bus_error *e) {
+        return sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_IFACE, name, e, ret);
+}
+
+static int print_groups(sd_bus_message *m, const char *indent) {
+        const char *name;
+        uint32_t base, eff;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(suu)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "(suu)", &name, &base, &eff)) > 0)
+                printf("%s%-16s base %3" PRIu32 "  effective %3" PRIu32 "\n", indent, name, base, eff);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int print_holds(sd_bus_message *m, const char *indent) {
+        const char *group, *reason;
+        uint32_t boost, uid;
+        uint64_t deadline;
+        int r, n = 0;
+
+        r = sd_bus_message_enter_container(m, 'a', "(suuts)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "(suuts)", &group, &boost, &uid, &deadline, &reason)) > 0) {
+                printf("%s%-16s at least %3" PRIu32 "  uid %" PRIu32 "%s%s%s\n", indent, group, boost,
+                       uid, deadline ? "  timed" : "", reason[0] ? "  " : "", reason);
+                n++;
+        }
+        if (r < 0)
+                return r;
+        if (n == 0)
+                printf("%s(none)\n", indent);
+        return sd_bus_message_exit_container(m);
+}
+
+static int cmd_status(sd_bus *bus) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        static const char *const props[] = { "Version", "Backend", "Mode", "PowerState" };
+        int r;
+
+        for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+                char *v = NULL;
+
+                r = get_string_property(bus, props[i], &v, &e);
+                if (r < 0) {
+                        r = exit_for_error(&e, r);
+                        sd_bus_error_free(&e);
+                        return r;
+                }
+                printf("%-11s %s\n", props[i], v);
+                free(v);
+        }
+        r = sd_bus_get_property(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "Groups", &e, &reply, "a(suu)");
+        if (r < 0)
+                goto fail;
+        printf("Groups:\n");
+        r = print_groups(reply, "  ");
+        reply = sd_bus_message_unref(reply);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_get_property(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "Holds", &e, &reply, "a(suuts)");
+        if (r < 0)
+                goto fail;
+        printf("Holds:\n");
+        r = print_holds(reply, "  ");
+        reply = sd_bus_message_unref(reply);
+        if (r < 0)
+                goto fail;
+        return EXIT_OK;
+fail:
+        r = exit_for_error(&e, r);
+        sd_bus_error_free(&e);
+        return r;
+}
+
+static int call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, method);
+        if (r < 0)
+                return exit_for_error(NULL, r);
+        va_start(ap, types);
+        r = sd_bus_message_appendv(m, types, ap);
+        va_end(ap);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, &e, reply);
+        sd_bus_message_unref(m);
+        if (r < 0) {
+                r = exit_for_error(&e, r);
+                sd_bus_error_free(&e);
+                return r;
+        }
+        return EXIT_OK;
+}
+
+static int cmd_hold(sd_bus *bus, int argc, char *argv[]) {
+        sd_bus_message *reply = NULL;
+        const char *reason = NULL, *group = NULL, *boost_s = NULL;
+        uint32_t boost, timeout = 0, cookie;
+        char **command = NULL;
+        int r, status;
+        pid_t pid;
+
+        /* hold GROUP N [--timeout MS] [--reason TEXT] -- COMMAND [ARGS] */
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--") == 0) {
+                        command = argv + i + 1;
+                        break;
+                }
+                if ((strcmp(argv[i], "--timeout") == 0 || strcmp(argv[i], "--reason") == 0) &&
+                    i + 1 < argc) {
+                        if (argv[i][2] == 't') {
+                                if (parse_u32(argv[i + 1], &timeout) < 0)
+                                        return usage_error("--timeout needs milliseconds");
+                        } else
+                                reason = argv[i + 1];
+                        i++;
+                } else if (strncmp(argv[i], "--timeout=", 10) == 0) {
+                        if (parse_u32(argv[i] + 10, &timeout) < 0)
+                                return usage_error("--timeout needs milliseconds");
+                } else if (strncmp(argv[i], "--reason=", 9) == 0)
+                        reason = argv[i] + 9;
+                else if (!group)
+                        group = argv[i];
+                else if (!boost_s)
+                        boost_s = argv[i];
+                else
+                        return usage_error("hold: unexpected argument before --");
+        }
+        if (!group || !boost_s || !command || !command[0])
+                return usage_error("hold needs GROUP N -- COMMAND");
+        if (parse_u32(boost_s, &boost) < 0)
+                return usage_error("the boost must be a number 0..100");
+        if (!reason)
+                reason = command[0];
+
+        r = call(bus, "Hold", &reply, "suus", group, boost, timeout, reason);
+        if (r != EXIT_OK)
+                return r;
+        r = sd_bus_message_read(reply, "u", &cookie);
+        sd_bus_message_unref(reply);
+        if (r < 0)
+                return exit_for_error(NULL, r);
+
+        pid = fork();
+        if (pid < 0)
+                return exit_for_error(NULL, -errno);
+        if (pid == 0) {
+                execvp(command[0], command);
+                fprintf(stderr, "boostctl: cannot run %s: %s\n", command[0], strerror(errno));
+                _exit(127);
+        }
+        /* The hold lasts while this process stays on the bus. */
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return exit_for_error(NULL, -errno);
+        (void) call(bus, "Release", NULL, "u", cookie);
+        if (WIFEXITED(status))
+                return WEXITSTATUS(status);
+        return 128 + WTERMSIG(status);
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const char *iface, *name;
+        int r;
+
+        (void) userdata, (void) error;
+        r = sd_bus_message_read(m, "s", &iface);
+        if (r < 0 || strcmp(iface, BUS_IFACE) != 0)
+                return 0;
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return 0;
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char *contents, *s;
+                char type;
+
+                if (sd_bus_message_read(m, "s", &name) < 0 ||
+                    sd_bus_message_peek_type(m, &type, &contents) < 0)
+                        break;
+                if (sd_bus_message_enter_container(m, 'v', contents) < 0)
+                        break;
+                if (strcmp(contents, "s") == 0 && sd_bus_message_read(m, "s", &s) > 0)
+                        printf("%s %s\n", name, s);
+                else if (strcmp(contents, "a(suu)") == 0) {
+                        printf("%s\n", name);
+                        (void) print_groups(m, "  ");
+                } else if (strcmp(contents, "a(suuts)") == 0) {
+                        printf("%s\n", name);
+                        (void) print_holds(m, "  ");
+                } else
+                        (void) sd_bus_message_skip(m, contents);
+                (void) sd_bus_message_exit_container(m);
+                (void) sd_bus_message_exit_container(m);
+        }
+        fflush(stdout);
+        return 0;
+}
+
+static int cmd_monitor(sd_bus *bus) {
+        int r;
+
+        r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, "org.freedesktop.DBus.Properties",
+                                "PropertiesChanged", on_properties_changed, NULL);
+        if (r < 0)
+                return exit_for_error(NULL, r);
+        printf("Monitoring %s; Ctrl-C to stop.\n", BUS_NAME);
+        fflush(stdout);
+        for (;;) {
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r == -ECONNRESET || r == -ENOTCONN ? EXIT_UNREACHABLE : exit_for_error(NULL, r);
+                if (r > 0)
+                        continue;
+                r = sd_bus_wait(bus, UINT64_MAX);
+                if (r < 0 && r != -EINTR)
+                        return exit_for_error(NULL, r);
+        }
+}
+
+int main(int argc, char *argv[]) {
+        sd_bus *bus = NULL;
+        sd_bus_message *reply = NULL;
+        const char *verb;
+        uint32_t a, b;
+        int r;
+
+        if (argc < 2)
+                return usage_error("no command given");
+        verb = argv[1];
+        if (strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0 || strcmp(verb, "help") == 0) {
+                help();
+                return EXIT_OK;
+        }
+        if (strcmp(verb, "--version") == 0) {
+                printf("boostctl %s\n", BOOSTD_VERSION);
+                return EXIT_OK;
+        }
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                fprintf(stderr, "boostctl: cannot connect to the system bus: %s\n", strerror(-r));
+                return EXIT_UNREACHABLE;
+        }
+
+        if (strcmp(verb, "status") == 0 && argc == 2)
+                r = cmd_status(bus);
+        else if (strcmp(verb, "get") == 0 && argc == 3) {
+                r = call(bus, "GetBoost", &reply, "s", argv[2]);
+                if (r == EXIT_OK && sd_bus_message_read(reply, "uu", &a, &b) > 0)
+                        printf("%" PRIu32 " %" PRIu32 "\n", a, b);
+        } else if (strcmp(verb, "set") == 0 && argc == 4) {
+                if (parse_u32(argv[3], &a) < 0)
+                        r = usage_error("the boost must be a number 0..100");
+                else
+                        r = call(bus, "SetBoost", NULL, "su", argv[2], a);
+        } else if (strcmp(verb, "classify") == 0 && argc == 4) {
+                if (parse_u32(argv[2], &a) < 0)
+                        r = usage_error("PID must be a number");
+                else
+                        r = call(bus, "Classify", NULL, "us", a, argv[3]);
+        } else if (strcmp(verb, "foreground") == 0 && argc == 3) {
+                if (parse_u32(argv[2], &a) < 0)
+                        r = usage_error("PID must be a number");
+                else
+                        r = call(bus, "SetForeground", NULL, "u", a);
+        } else if (strcmp(verb, "hold") == 0)
+                r = cmd_hold(bus, argc - 1, argv + 1);
+        else if (strcmp(verb, "mode") == 0 && argc == 2) {
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                char *v = NULL;
+
+                r = get_string_property(bus, "Mode", &v, &e);
+                if (r < 0)
+                        r = exit_for_error(&e, r);
+                else {
+                        printf("%s\n", v);
+                        r = EXIT_OK;
+                }
+                free(v);
+                sd_bus_error_free(&e);
+        } else if (strcmp(verb, "mode") == 0 && argc == 3) {
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+
+                r = sd_bus_set_property(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "Mode", &e, "s", argv[2]);
+                r = r < 0 ? exit_for_error(&e, r) : EXIT_OK;
+                sd_bus_error_free(&e);
+        } else if (strcmp(verb, "reload") == 0 && argc == 2)
+                r = call(bus, "Reload", NULL, "");
+        else if (strcmp(verb, "monitor") == 0 && argc == 2)
+                r = cmd_monitor(bus);
+        else
+                r = usage_error("unknown command or wrong number of arguments");
+
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+        return r;
+}

@@ -18,6 +18,7 @@ typedef struct Args {
         const char *config_file;
         const char *backend;
         bool check_config;
+        bool mount_only;
         const char *check_file;
 } Args;
 
@@ -31,11 +32,12 @@ static void help(void) {
                "     --config=FILE       Read FILE instead of /etc/boostd.conf and its drop-ins\n"
                "     --backend=NAME      Override Backend= (auto, schedtune, uclamp, none)\n"
                "     --log-level=LEVEL   err, warning, notice, info or debug\n"
-               "     --check-config      Validate the configuration and exit\n");
+               "     --check-config      Validate the configuration and exit\n"
+               "     --mount             Mount the schedtune hierarchy and exit\n");
 }
 
 static int parse_args(int argc, char *argv[], Args *a) {
-        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_CONFIG, ARG_BACKEND, ARG_LOG_LEVEL, ARG_CHECK };
+        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_CONFIG, ARG_BACKEND, ARG_LOG_LEVEL, ARG_CHECK, ARG_MOUNT };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -44,6 +46,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                 { "backend", required_argument, NULL, ARG_BACKEND },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "check-config", optional_argument, NULL, ARG_CHECK },
+                { "mount", no_argument, NULL, ARG_MOUNT },
                 {}
         };
         int c, r;
@@ -73,6 +76,9 @@ static int parse_args(int argc, char *argv[], Args *a) {
                                 return -EINVAL;
                         }
                         log_set_max_level(r);
+                        break;
+                case ARG_MOUNT:
+                        a->mount_only = true;
                         break;
                 case ARG_CHECK:
                         a->check_config = true;
@@ -115,6 +121,32 @@ static int check_config(const Args *a) {
         }
         printf("%s: ok (%zu classes, %zu rules)\n", file ?: main_file, c->n_classes, c->n_rules);
         return EXIT_SUCCESS;
+}
+
+/* Runs before the sandboxed service, in the host's mount namespace. */
+static int mount_only(const Args *a) {
+        _cleanup_(freep) char *error = NULL, *main_file = NULL, *dropins = NULL;
+        _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_(backend_freep) Backend *b = NULL;
+        int r;
+
+        main_file = path_join_root(a->root, "/etc/boostd.conf");
+        dropins = path_join_root(a->root, "/etc/boostd.conf.d");
+        if (!main_file || !dropins)
+                return EXIT_FAILURE;
+        r = a->config_file ? config_load(a->config_file, false, NULL, &c, &error)
+                           : config_load(main_file, true, dropins, &c, &error);
+        if (r < 0) {
+                log_error("Invalid configuration: %s", error ?: strerror(-r));
+                return EXIT_NOTCONFIGURED;
+        }
+        if (!streq(c->backend, "auto") && !streq(c->backend, "schedtune"))
+                return EXIT_SUCCESS;
+        b = backend_new(a->root ?: "/", c->mount_point, "/proc", NULL, false);
+        if (!b)
+                return EXIT_FAILURE;
+        r = backend_schedtune_mount(b);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -195,6 +227,8 @@ int main(int argc, char *argv[]) {
                 return r < 0 ? 2 : EXIT_SUCCESS;
         if (a.check_config)
                 return check_config(&a);
+        if (a.mount_only)
+                return mount_only(&a);
         r = run(&a);
         if (r == -EBADMSG)
                 return EXIT_NOTCONFIGURED;

@@ -1,0 +1,488 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Integration tests of boostd on a real private D-Bus daemon, against a
+temporary tree laid out like /proc/cgroups and a mounted schedtune
+hierarchy, with polkit mocked by python-dbusmock's polkitd template.
+
+Usage: test-boostd-dbus.py BOOSTD BOOSTCTL
+"""
+
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+try:
+    import dbus
+    import dbusmock
+except ImportError as e:
+    print(f'skipping: {e}', file=sys.stderr)
+    sys.exit(77)
+
+BOOSTD = BOOSTCTL = None
+NAME = 'org.boostd.Boost1'
+PATH = '/org/boostd/Boost1'
+IFACE = 'org.boostd.Boost1'
+ERR = 'org.boostd.Boost1.Error.'
+GROUPS = ['background', 'interactive', 'performance']
+
+BUS_CONF = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={sock}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+  </policy>
+</busconfig>
+'''
+
+
+def eventually(cond, timeout=5.0, msg='condition'):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f'timed out waiting for {msg}')
+
+
+def as_user(user):
+    pw = pwd.getpwnam(user)
+    return [f'--reuid={pw.pw_uid}', f'--regid={pw.pw_gid}', '--clear-groups']
+
+
+def make_tree(root):
+    """A tree like a kernel with SchedTune and the groups in place."""
+    os.makedirs(f'{root}/proc', exist_ok=True)
+    with open(f'{root}/proc/cgroups', 'w') as f:
+        f.write('#subsys_name\thierarchy\tnum_cgroups\tenabled\n'
+                'cpu\t0\t1\t1\nschedtune\t3\t4\t1\n')
+    for d in ['.'] + GROUPS:
+        os.makedirs(f'{root}/dev/stune/{d}', exist_ok=True)
+        with open(f'{root}/dev/stune/{d}/schedtune.boost', 'w') as f:
+            f.write('0\n')
+        open(f'{root}/dev/stune/{d}/cgroup.procs', 'w').close()
+    os.makedirs(f'{root}/etc', exist_ok=True)
+
+
+class BoostdTest(dbusmock.DBusTestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='boostd-dbus-')
+        os.chmod(cls.tmp, 0o755)
+        sock = os.path.join(cls.tmp, 'bus')
+        conf = os.path.join(cls.tmp, 'bus.conf')
+        with open(conf, 'w') as f:
+            f.write(BUS_CONF.format(sock=sock))
+        cls.bus_proc = subprocess.Popen(
+            ['dbus-daemon', '--config-file', conf, '--nofork', '--print-address'],
+            stdout=subprocess.PIPE, universal_newlines=True)
+        addr = cls.bus_proc.stdout.readline().strip()
+        os.environ['DBUS_SYSTEM_BUS_ADDRESS'] = addr
+        dbusmock.DBusTestCase.system_bus_address = addr  # noqa
+        cls.addr = addr
+        cls.polkitd, cls.polkit_obj = cls.spawn_server_template(
+            'polkitd', {}, stdout=subprocess.DEVNULL)
+        cls.polkit = dbus.Interface(cls.polkit_obj, dbusmock.MOCK_IFACE)
+        cls.sysbus = dbus.bus.BusConnection(addr)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.polkitd.terminate()
+        cls.polkitd.wait()
+        cls.bus_proc.terminate()
+        cls.bus_proc.wait()
+        cls.bus_proc.stdout.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.root = os.path.join(self.tmp, 'root-' + self.id().split('.')[-1])
+        make_tree(self.root)
+        self.children = []
+        self.polkit.SetAllowed(dbus.Array([], signature='s'))
+        self.daemon = None
+        self.start_daemon()
+
+    def tearDown(self):
+        self.stop_daemon()
+        for c in self.children:
+            c.kill()
+            c.wait()
+            if c.stdout:
+                c.stdout.close()
+
+    def run(self, result=None):
+        # dump the daemon log when a test fails
+        r = super().run(result)
+        if result and (result.failures or result.errors):
+            last = (result.failures + result.errors)[-1][0]
+            if last is self and os.path.exists(self.log_path()):
+                with open(self.log_path()) as f:
+                    sys.stderr.write('---- boostd log ----\n' + f.read() + '----\n')
+        return r
+
+    def log_path(self):
+        return os.path.join(self.root, 'boostd.log')
+
+    def start_daemon(self, extra=()):
+        self.logf = open(self.log_path(), 'a')
+        env = dict(os.environ, BOOSTD_ROOT=self.root)
+        self.daemon = subprocess.Popen([BOOSTD, '--log-level=debug', *extra],
+                                       env=env, stdout=self.logf, stderr=subprocess.STDOUT)
+        eventually(lambda: self.sysbus.name_has_owner(NAME) or self.daemon.poll() is not None,
+                   msg='boostd on the bus')
+        self.assertIsNone(self.daemon.poll(), 'boostd exited')
+        self.obj = self.sysbus.get_object(NAME, PATH)
+        self.iface = dbus.Interface(self.obj, IFACE)
+        self.props = dbus.Interface(self.obj, dbus.PROPERTIES_IFACE)
+
+    def stop_daemon(self, sig=signal.SIGTERM):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(sig)
+            self.assertEqual(self.daemon.wait(10), 0 if sig == signal.SIGTERM else -sig)
+        self.daemon = None
+        self.logf.close()
+        eventually(lambda: not self.sysbus.name_has_owner(NAME), msg='name released')
+
+    # helpers
+    def boost_file(self, group):
+        d = '' if group == 'root' else group
+        with open(f'{self.root}/dev/stune/{d}/schedtune.boost') as f:
+            return int(f.read())
+
+    def procs_file(self, group):
+        d = '' if group == 'root' else group
+        with open(f'{self.root}/dev/stune/{d}/cgroup.procs') as f:
+            return [int(x) for x in f.read().split()]
+
+    def spawn_sleep(self, user=None):
+        cmd = ['sleep', '300']
+        if user:
+            cmd = ['setpriv', *as_user(user)] + cmd
+        p = subprocess.Popen(cmd)
+        self.children.append(p)
+        return p.pid
+
+    def dead_pid(self):
+        p = subprocess.Popen(['true'])
+        p.wait()
+        return p.pid
+
+    def assertDBusError(self, name, fn, *args):
+        with self.assertRaises(dbus.exceptions.DBusException) as cm:
+            fn(*args)
+        self.assertEqual(cm.exception.get_dbus_name(), name, str(cm.exception))
+
+    def busctl_as(self, user, *args):
+        """busctl as another user on the private bus."""
+        cmd = ['setpriv', *as_user(user), 'busctl', f'--address={self.addr}', *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+
+    def boostctl(self, *args, user=None, **kw):
+        cmd = [BOOSTCTL, *args]
+        if user:
+            cmd = ['setpriv', *as_user(user)] + cmd
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20, **kw)
+
+    def groups(self):
+        return {str(n): (int(b), int(e)) for n, b, e in self.props.Get(IFACE, 'Groups')}
+
+    # tests
+    def test_properties(self):
+        self.assertEqual(self.props.Get(IFACE, 'Backend'), 'schedtune')
+        self.assertEqual(self.props.Get(IFACE, 'Mode'), 'auto')
+        self.assertEqual(self.props.Get(IFACE, 'PowerState'), 'ac')
+        self.assertEqual(self.props.Get(IFACE, 'Version'), '0.1.0')
+        self.assertEqual(list(self.props.Get(IFACE, 'Holds')), [])
+        g = self.groups()
+        self.assertEqual(set(g), {'root', *GROUPS})
+        self.assertEqual(g['performance'], (50, 50))
+        self.assertEqual(self.boost_file('performance'), 50)
+        self.assertEqual(self.boost_file('interactive'), 10)
+
+    def test_set_get_boost(self):
+        self.iface.SetBoost('interactive', dbus.UInt32(42))
+        self.assertEqual(self.boost_file('interactive'), 42)
+        self.assertEqual(tuple(self.iface.GetBoost('interactive')), (42, 42))
+        self.assertEqual(self.groups()['interactive'], (42, 42))
+
+    def test_bad_input_keeps_state(self):
+        self.iface.SetBoost('interactive', dbus.UInt32(7))
+        self.assertDBusError(ERR + 'InvalidBoost', self.iface.SetBoost, 'interactive',
+                             dbus.UInt32(101))
+        self.assertDBusError(ERR + 'UnknownGroup', self.iface.SetBoost, 'nope', dbus.UInt32(1))
+        self.assertDBusError(ERR + 'UnknownGroup', self.iface.GetBoost, 'nope')
+        self.assertDBusError(ERR + 'UnknownGroup', self.iface.Classify,
+                             dbus.UInt32(os.getpid()), 'nope')
+        self.assertDBusError(ERR + 'NoSuchProcess', self.iface.Classify,
+                             dbus.UInt32(self.dead_pid()), 'performance')
+        self.assertDBusError(ERR + 'NoSuchProcess', self.iface.SetForeground,
+                             dbus.UInt32(self.dead_pid()))
+        self.assertDBusError(ERR + 'InvalidBoost', self.iface.Hold, 'interactive',
+                             dbus.UInt32(200), dbus.UInt32(0), 'x')
+        self.assertDBusError(ERR + 'UnknownGroup', self.iface.Hold, 'nope',
+                             dbus.UInt32(20), dbus.UInt32(0), 'x')
+        self.assertDBusError(ERR + 'NoSuchHold', self.iface.Release, dbus.UInt32(12345))
+        self.assertDBusError(ERR + 'InvalidMode', self.props.Set, IFACE, 'Mode', 'turbo')
+        self.assertEqual(self.boost_file('interactive'), 7)
+        self.assertEqual(self.props.Get(IFACE, 'Mode'), 'auto')
+        self.assertTrue(self.daemon.poll() is None)
+
+    def test_classify(self):
+        pid = self.spawn_sleep()
+        self.iface.Classify(dbus.UInt32(pid), 'performance')
+        self.assertIn(pid, self.procs_file('performance'))
+        self.iface.Classify(dbus.UInt32(pid), 'root')
+        self.assertIn(pid, self.procs_file('root'))
+
+    def test_set_foreground(self):
+        a, b = self.spawn_sleep(), self.spawn_sleep()
+        self.iface.SetForeground(dbus.UInt32(a))
+        self.assertEqual(self.procs_file('interactive'), [a])
+        self.iface.SetForeground(dbus.UInt32(b))
+        # b in interactive, a back to what the rules say (root)
+        self.assertEqual(self.procs_file('interactive'), [b])
+        self.assertEqual(self.procs_file('root'), [a])
+
+    def test_hold_release_timeout(self):
+        cookie = self.iface.Hold('background', dbus.UInt32(60), dbus.UInt32(0), 'build')
+        self.assertEqual(self.boost_file('background'), 60)
+        self.assertEqual(tuple(self.iface.GetBoost('background')), (0, 60))
+        holds = self.props.Get(IFACE, 'Holds')
+        self.assertEqual(len(holds), 1)
+        self.assertEqual((str(holds[0][0]), int(holds[0][1]), str(holds[0][4])),
+                         ('background', 60, 'build'))
+        self.iface.Release(cookie)
+        self.assertEqual(self.boost_file('background'), 0)
+        self.assertDBusError(ERR + 'NoSuchHold', self.iface.Release, cookie)
+        self.iface.Hold('background', dbus.UInt32(30), dbus.UInt32(300), 'short')
+        self.assertEqual(self.boost_file('background'), 30)
+        eventually(lambda: self.boost_file('background') == 0, msg='hold timeout')
+        self.assertEqual(list(self.props.Get(IFACE, 'Holds')), [])
+
+    def test_release_other_clients_cookie(self):
+        other = dbus.bus.BusConnection(self.addr)
+        cookie = dbus.Interface(other.get_object(NAME, PATH), IFACE).Hold(
+            'performance', dbus.UInt32(80), dbus.UInt32(0), 'theirs')
+        self.assertDBusError(ERR + 'NoSuchHold', self.iface.Release, cookie)
+        self.assertEqual(self.boost_file('performance'), 80)
+        other.close()
+        # the holder leaving the bus ends the hold
+        eventually(lambda: self.boost_file('performance') == 50, msg='hold dropped')
+
+    def test_client_disconnect_drops_hold(self):
+        r = subprocess.run(['busctl', f'--address={self.addr}', 'call', NAME, PATH, IFACE,
+                            'Hold', 'suus', 'interactive', '77', '0', 'gone'],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        eventually(lambda: self.boost_file('interactive') == 10, msg='hold dropped')
+        self.assertEqual(list(self.props.Get(IFACE, 'Holds')), [])
+
+    def test_too_many_holds(self):
+        for i in range(16):
+            self.iface.Hold('interactive', dbus.UInt32(i), dbus.UInt32(0), 'n')
+        self.assertDBusError(ERR + 'TooManyHolds', self.iface.Hold, 'interactive',
+                             dbus.UInt32(99), dbus.UInt32(0), 'n')
+        self.assertEqual(self.boost_file('interactive'), 15)
+
+    def test_mode_property(self):
+        self.props.Set(IFACE, 'Mode', 'manual')
+        self.assertEqual(self.props.Get(IFACE, 'Mode'), 'manual')
+
+    def test_properties_changed(self):
+        p = subprocess.Popen([BOOSTCTL, 'monitor'], stdout=subprocess.PIPE, text=True)
+        self.children.append(p)
+        self.assertIn('Monitoring', p.stdout.readline())
+        time.sleep(0.2)
+        self.iface.SetBoost('performance', dbus.UInt32(66))
+        line = p.stdout.readline()
+        self.assertEqual(line.strip(), 'Groups')
+        found = False
+        for _ in range(4):
+            line = p.stdout.readline()
+            if line.split()[:1] == ['performance']:
+                self.assertIn('66', line)
+                found = True
+                break
+        self.assertTrue(found)
+
+    def test_unprivileged_denied_and_allowed(self):
+        r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'SetBoost', 'su',
+                           'interactive', '33')
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('Access denied', r.stderr)
+        self.assertEqual(self.boost_file('interactive'), 10)
+        self.polkit.SetAllowed(['org.boostd.set-boost'])
+        r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'SetBoost', 'su',
+                           'interactive', '33')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.boost_file('interactive'), 33)
+        # reading is open to anyone
+        r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'GetBoost', 's', 'interactive')
+        self.assertEqual(r.stdout.strip(), 'uu 33 33')
+
+    def test_unprivileged_classify(self):
+        mine = self.spawn_sleep(user='nobody')
+        roots = self.spawn_sleep()
+        eventually(lambda: pwd.getpwuid(os.stat(f'/proc/{mine}').st_uid).pw_name == 'nobody')
+        r = self.boostctl('classify', str(mine), 'performance', user='nobody')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.polkit.SetAllowed(['org.boostd.classify'])
+        r = self.boostctl('classify', str(mine), 'performance', user='nobody')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(mine, self.procs_file('performance'))
+        # someone else's process needs classify-any
+        r = self.boostctl('classify', str(roots), 'performance', user='nobody')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertNotIn(roots, self.procs_file('performance'))
+
+    def test_unprivileged_hold(self):
+        r = self.boostctl('hold', 'performance', '90', '--', 'true', user='nobody')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.polkit.SetAllowed(['org.boostd.hold'])
+        r = self.boostctl('hold', 'performance', '90', '--', 'cat',
+                          f'{self.root}/dev/stune/performance/schedtune.boost', user='nobody')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), '90')
+        self.assertEqual(self.boost_file('performance'), 50)
+
+    def test_boostctl(self):
+        r = self.boostctl('status')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('Backend     schedtune', r.stdout)
+        self.assertRegex(r.stdout, r'performance +base +50 +effective +50')
+        self.assertEqual(self.boostctl('set', 'interactive', '20').returncode, 0)
+        r = self.boostctl('get', 'interactive')
+        self.assertEqual(r.stdout.strip(), '20 20')
+        r = self.boostctl('set', 'interactive', '101')
+        self.assertEqual(r.returncode, 5)
+        self.assertIn(ERR + 'InvalidBoost', r.stderr)
+        self.assertEqual(self.boostctl('get', 'nope').returncode, 5)
+        self.assertEqual(self.boostctl('set', 'interactive').returncode, 2)
+        self.assertEqual(self.boostctl('frobnicate').returncode, 2)
+        r = self.boostctl('hold', 'background', '40', '--', 'sh', '-c', 'exit 3')
+        self.assertEqual(r.returncode, 3)
+        self.assertEqual(self.boostctl('mode', 'manual').returncode, 0)
+        self.assertEqual(self.boostctl('mode').stdout.strip(), 'manual')
+
+    def test_reload(self):
+        conf = f'{self.root}/etc/boostd.conf'
+        with open(conf, 'w') as f:
+            f.write('[Class:interactive]\nBoostAC=25\n[Class:games]\nBoost=70\n')
+        os.makedirs(f'{self.root}/dev/stune/games')
+        for n in ('schedtune.boost', 'cgroup.procs'):
+            with open(f'{self.root}/dev/stune/games/{n}', 'w') as f:
+                f.write('0\n' if n == 'schedtune.boost' else '')
+        self.iface.Reload()
+        self.assertEqual(self.boost_file('interactive'), 25)
+        self.assertEqual(self.boost_file('games'), 70)
+        # an invalid config is rejected, the running one stays
+        with open(conf, 'w') as f:
+            f.write('[Class:interactive]\nBoostAC=250\n')
+        with self.assertRaises(dbus.exceptions.DBusException) as cm:
+            self.iface.Reload()
+        self.assertEqual(cm.exception.get_dbus_name(), ERR + 'InvalidConfig')
+        self.assertIn('boostd.conf:2: BoostAC=250: value out of range 0..100',
+                      cm.exception.get_dbus_message())
+        self.assertEqual(self.boost_file('interactive'), 25)
+        # SIGHUP takes the same path
+        self.daemon.send_signal(signal.SIGHUP)
+        time.sleep(0.3)
+        self.assertIsNone(self.daemon.poll())
+        self.assertEqual(self.boost_file('interactive'), 25)
+        with open(conf, 'w') as f:
+            f.write('[Class:interactive]\nBoostAC=12\n')
+        self.daemon.send_signal(signal.SIGHUP)
+        eventually(lambda: self.boost_file('interactive') == 12, msg='SIGHUP reload')
+
+    def test_invalid_config_is_fatal(self):
+        self.stop_daemon()
+        with open(f'{self.root}/etc/boostd.conf', 'w') as f:
+            f.write('[Rule:x]\nComm=foo\nClass=nope\n')
+        r = subprocess.run([BOOSTD], env=dict(os.environ, BOOSTD_ROOT=self.root),
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 6)
+        self.assertIn("boostd.conf:3: rule 'x' names unknown class 'nope'", r.stderr)
+        r = subprocess.run([BOOSTD, '--check-config'], env=dict(os.environ, BOOSTD_ROOT=self.root),
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 1)
+        os.unlink(f'{self.root}/etc/boostd.conf')
+        self.start_daemon()
+
+    def test_clean_stop_restores_and_restart_keeps_api_state(self):
+        with open(f'{self.root}/dev/stune/schedtune.boost', 'w') as f:
+            f.write('5\n')
+        self.stop_daemon()
+        self.start_daemon()
+        pid = self.spawn_sleep()
+        self.iface.SetBoost('performance', dbus.UInt32(77))
+        self.iface.SetBoost('root', dbus.UInt32(3))
+        self.iface.Classify(dbus.UInt32(pid), 'performance')
+        self.props.Set(IFACE, 'Mode', 'manual')
+        self.stop_daemon()
+        # clean stop: groups back to 0, root to what was found, PID to root
+        self.assertEqual(self.boost_file('performance'), 0)
+        self.assertEqual(self.boost_file('interactive'), 0)
+        self.assertEqual(self.boost_file('root'), 5)
+        self.assertEqual(self.procs_file('root'), [pid])
+        # restart: the API state comes back
+        self.start_daemon()
+        self.assertEqual(self.boost_file('performance'), 77)
+        self.assertEqual(self.procs_file('performance'), [pid])
+        self.assertEqual(self.props.Get(IFACE, 'Mode'), 'manual')
+
+    def test_crash_adoption(self):
+        self.iface.SetBoost('background', dbus.UInt32(20))
+        pid = self.spawn_sleep()
+        self.iface.Classify(dbus.UInt32(pid), 'background')
+        self.stop_daemon(signal.SIGKILL)
+        self.assertTrue(os.path.exists(f'{self.root}/run/boostd/journal'))
+        # someone changes a value by hand while boostd is down
+        with open(f'{self.root}/dev/stune/interactive/schedtune.boost', 'w') as f:
+            f.write('44\n')
+        self.start_daemon()
+        self.assertEqual(self.boost_file('background'), 20)
+        self.assertEqual(self.procs_file('background'), [pid])
+        with open(f'{self.root}/dev/stune/performance/schedtune.boost', 'w') as f:
+            f.write('9\n')
+        self.stop_daemon()
+        self.assertEqual(self.boost_file('background'), 0)
+        self.assertEqual(self.procs_file('root'), [pid])
+        # the value changed by hand since boostd wrote it is left alone
+        self.assertEqual(self.boost_file('performance'), 9)
+        self.assertFalse(os.path.exists(f'{self.root}/run/boostd/journal'))
+        self.start_daemon()
+
+    def test_backend_none(self):
+        self.stop_daemon()
+        os.unlink(f'{self.root}/proc/cgroups')
+        shutil.rmtree(f'{self.root}/dev/stune')
+        self.start_daemon()
+        self.assertEqual(self.props.Get(IFACE, 'Backend'), 'none')
+        self.iface.SetBoost('interactive', dbus.UInt32(30))
+        self.assertEqual(tuple(self.iface.GetBoost('interactive')), (30, 30))
+
+
+if __name__ == '__main__':
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    BOOSTD, BOOSTCTL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    for tool in ('dbus-daemon', 'busctl', 'setpriv'):
+        if not shutil.which(tool):
+            print(f'skipping: {tool} not found', file=sys.stderr)
+            sys.exit(77)
+    if os.geteuid() != 0:
+        print('skipping: needs root (runs clients as nobody)', file=sys.stderr)
+        sys.exit(77)
+    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)
