@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SchedTune guest tests: per-CPU boost aggregation (seen through debugfs)
+ * and the frequency schedutil picks through the test cpufreq driver.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stune.h"
+#include "tests.h"
+
+#define BUSY_US		2000
+#define PERIOD_US	20000
+#define WARMUP_S	1.0
+#define MIN_GOOD	0.8	/* share of samples that must match */
+
+/* ---- cpufreq driver ---- */
+
+int test_cpufreq_driver(void)
+{
+	char path[160], buf[128];
+	struct opp_table t;
+	int cpu, n = nr_online_cpus();
+
+	if (n < 2)
+		return fail("only %d CPUs online", n);
+	for (cpu = 0; cpu < n; cpu++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_driver",
+			 cpu);
+		if (read_file(path, buf, sizeof(buf)) <= 0)
+			return fail("cpu%d has no cpufreq policy", cpu);
+		if (strcmp(buf, "stune-test\n"))
+			return fail("cpu%d driver is %s", cpu, buf);
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 cpu);
+		if (read_file(path, buf, sizeof(buf)) <= 0 ||
+		    strcmp(buf, "schedutil\n"))
+			return fail("cpu%d governor is not schedutil", cpu);
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/related_cpus",
+			 cpu);
+		if (read_file(path, buf, sizeof(buf)) <= 0 || atoi(buf) != cpu ||
+		    strchr(buf, ' '))
+			return fail("cpu%d shares its policy: %s", cpu, buf);
+		if (opp_table_read(cpu, &t))
+			return -1;
+		if (t.nr != 10 || t.khz[0] != 200000 || t.khz[9] != 2000000)
+			return fail("cpu%d: %d OPPs %ld..%ld kHz", cpu, t.nr,
+				    t.khz[0], t.khz[t.nr - 1]);
+		if (opp_index(&t, cpu_cur_khz(cpu)) < 0 ||
+		    t.khz[opp_index(&t, cpu_cur_khz(cpu))] != cpu_cur_khz(cpu))
+			return fail("cpu%d runs at %ld kHz, not an OPP", cpu,
+				    cpu_cur_khz(cpu));
+	}
+	return 0;
+}
+
+/* ---- per-CPU boost through debugfs ---- */
+
+static int expect_boost(int cpu, int boost, const char *when)
+{
+	int seen = -1, r;
+
+	r = wait_cpu_boost(cpu, boost, 3.0, &seen);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		return fail("%s: cpu%d boost=%d, expected %d", when, cpu, seen,
+			    boost);
+	return 0;
+}
+
+/* The group's RUNNABLE count on a CPU, as debugfs shows it. */
+static int group_count(const char *name, int cpu, int *ret)
+{
+	struct stune_view v;
+	const struct stune_group_view *g;
+
+	if (stune_view_read(&v))
+		return -1;
+	g = stune_view_group(&v, name);
+	if (!g)
+		return fail("group %s missing from debugfs", name);
+	*ret = g->tasks[cpu];
+	return 0;
+}
+
+static int expect_count(const char *name, int cpu, int count,
+			const char *when)
+{
+	double end = now_s() + 3.0;
+	int c = -1;
+
+	do {
+		if (group_count(name, cpu, &c))
+			return -1;
+		if (c == count)
+			return 0;
+		sleep_us(10000);
+	} while (now_s() < end);
+	return fail("%s: group %s count on cpu%d is %d, expected %d", when,
+		    name, cpu, c, count);
+}
+
+/* Every CPU shows the root boost and every group count is zero. */
+int expect_idle_view(const char *when)
+{
+	struct stune_view v;
+	long root;
+	int i, cpu;
+
+	if (group_get_boost("/", &root))
+		return fail("cannot read root boost");
+	for (cpu = 0; cpu < nr_possible_cpus(); cpu++)
+		if (expect_boost(cpu, root, when))
+			return -1;
+	if (stune_view_read(&v))
+		return -1;
+	for (i = 0; i < v.nr_groups; i++)
+		for (cpu = 0; cpu < v.nr_cpus; cpu++)
+			if (v.groups[i].tasks[cpu])
+				return fail("%s: group %s has count %d on cpu%d",
+					    when, v.groups[i].name,
+					    v.groups[i].tasks[cpu], cpu);
+	return 0;
+}
+
+int test_cpu_boost_runnable(void)
+{
+	pid_t pid;
+
+	if (stune_reset() || group_make("run", 50))
+		return fail("cannot set up group run: %s", fail_reason);
+	pid = spinner_start(1, "run", 60);
+	if (expect_boost(1, 50, "spinning task in boost 50 group") ||
+	    expect_count("run", 1, 1, "spinning task") ||
+	    expect_boost(0, 0, "cpu0 without boosted tasks") ||
+	    expect_boost(2, 0, "cpu2 without boosted tasks"))
+		return -1;
+	child_kill(pid);
+	if (expect_idle_view("after the spinning task was killed"))
+		return -1;
+	pid = sleeper_start(1, "run");
+	sleep_us(300000);
+	if (expect_idle_view("with a sleeping task in boost 50 group"))
+		return -1;
+	child_kill(pid);
+	return stune_reset();
+}
+
+int test_cpu_boost_max_wins(void)
+{
+	pid_t lo, hi;
+
+	if (stune_reset() || group_make("lo", 20) || group_make("hi", 60) ||
+	    group_set_boost("/", 10))
+		return fail("cannot set up groups: %s", fail_reason);
+	if (expect_boost(2, 10, "root boost 10, nothing else runnable"))
+		return -1;
+	lo = spinner_start(2, "lo", 60);
+	if (expect_boost(2, 20, "boost 20 task runnable"))
+		return -1;
+	hi = spinner_start(2, "hi", 60);
+	if (expect_boost(2, 60, "boost 20 and 60 tasks runnable") ||
+	    expect_count("hi", 2, 1, "boost 60 task") ||
+	    expect_count("lo", 2, 1, "boost 20 task"))
+		return -1;
+	group_set_boost("/", 80);
+	if (expect_boost(2, 80, "root boost raised to 80"))
+		return -1;
+	group_set_boost("/", 10);
+	if (expect_boost(2, 60, "root boost back to 10"))
+		return -1;
+	child_kill(hi);
+	if (expect_boost(2, 20, "boost 60 task killed"))
+		return -1;
+	child_kill(lo);
+	if (expect_boost(2, 10, "both tasks killed") ||
+	    expect_idle_view("both tasks killed"))
+		return -1;
+	return stune_reset();
+}
+
+int test_cpu_boost_group_write(void)
+{
+	pid_t pid;
+
+	if (stune_reset() || group_make("w", 40))
+		return fail("cannot set up group w: %s", fail_reason);
+	pid = spinner_start(3, "w", 60);
+	if (expect_boost(3, 40, "boost 40"))
+		return -1;
+	group_set_boost("w", 80);
+	if (expect_boost(3, 80, "group boost raised to 80"))
+		return -1;
+	group_set_boost("w", 5);
+	if (expect_boost(3, 5, "group boost lowered to 5"))
+		return -1;
+	group_set_boost("w", 0);
+	if (expect_boost(3, 0, "group boost lowered to 0") ||
+	    expect_count("w", 3, 1, "group at boost 0"))
+		return -1;
+	child_kill(pid);
+	if (expect_idle_view("task killed"))
+		return -1;
+	return stune_reset();
+}
+
+int test_cpu_boost_move_runnable(void)
+{
+	pid_t pid;
+
+	if (stune_reset() || group_make("a", 70) || group_make("b", 30))
+		return fail("cannot set up groups: %s", fail_reason);
+	pid = spinner_start(1, "a", 60);
+	if (expect_boost(1, 70, "spinning in a (70)") ||
+	    expect_count("a", 1, 1, "spinning in a"))
+		return -1;
+	if (group_join("/", pid))
+		return fail("cannot move the task to root");
+	if (expect_boost(1, 0, "moved from a to root") ||
+	    expect_count("a", 1, 0, "moved from a to root"))
+		return -1;
+	if (group_join("b", pid))
+		return fail("cannot move the task to b");
+	if (expect_boost(1, 30, "moved from root to b") ||
+	    expect_count("b", 1, 1, "moved from root to b"))
+		return -1;
+	if (group_join("a", pid))
+		return fail("cannot move the task to a");
+	if (expect_boost(1, 70, "moved from b to a") ||
+	    expect_count("b", 1, 0, "moved from b to a") ||
+	    expect_count("a", 1, 1, "moved from b to a"))
+		return -1;
+	child_kill(pid);
+	if (expect_idle_view("task killed"))
+		return -1;
+	return stune_reset();
+}
+
+int test_cpu_boost_migrate(void)
+{
+	cpu_set_t set;
+	pid_t pid;
+
+	if (stune_reset() || group_make("m", 60))
+		return fail("cannot set up group m: %s", fail_reason);
+	pid = spinner_start(1, "m", 60);
+	if (expect_boost(1, 60, "spinning on cpu1") ||
+	    expect_count("m", 1, 1, "spinning on cpu1"))
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(2, &set);
+	if (sched_setaffinity(pid, sizeof(set), &set))
+		return fail("cannot move the task to cpu2: %s",
+			    strerror(errno));
+	if (expect_boost(2, 60, "migrated to cpu2") ||
+	    expect_boost(1, 0, "migrated away from cpu1") ||
+	    expect_count("m", 1, 0, "migrated away from cpu1") ||
+	    expect_count("m", 2, 1, "migrated to cpu2"))
+		return -1;
+	child_kill(pid);
+	if (expect_idle_view("task killed"))
+		return -1;
+	return stune_reset();
+}
+
+/* ---- frequency ---- */
+
+struct freq_check {
+	int good;
+	int total;
+	int first_bad_idx;
+	int first_bad_exp;
+	long first_bad_util;
+};
+
+/*
+ * Check samples taken in [from, to) seconds against the OPP schedutil
+ * picks for their util at this boost (within +-tol OPP steps).
+ */
+static void check_samples(const struct periodic *p, const struct opp_table *t,
+			  long cap, int boost, double from, double to, int tol,
+			  struct freq_check *c)
+{
+	const struct sample *s;
+	int i, idx, exp;
+
+	memset(c, 0, sizeof(*c));
+	c->first_bad_idx = -1;
+	for (i = 0; i < p->nr_samples; i++) {
+		s = &p->samples[i];
+		if (s->t < from || s->t >= to || s->khz < 0 || s->util < 0)
+			continue;
+		idx = opp_index(t, s->khz);
+		exp = expected_opp(t, s->util, cap, boost);
+		c->total++;
+		if (abs(idx - exp) <= tol) {
+			c->good++;
+		} else if (c->first_bad_idx < 0) {
+			c->first_bad_idx = idx;
+			c->first_bad_exp = exp;
+			c->first_bad_util = s->util;
+		}
+	}
+}
+
+static int verdict(const struct freq_check *c, const struct opp_table *t,
+		   const char *what)
+{
+	if (c->total < 10)
+		return fail("%s: only %d samples", what, c->total);
+	if (c->good < MIN_GOOD * c->total)
+		return fail("%s: %d of %d samples at the expected OPP; e.g. %ld kHz at util %ld, expected %ld kHz",
+			    what, c->good, c->total,
+			    t->khz[c->first_bad_idx], c->first_bad_util,
+			    t->khz[c->first_bad_exp]);
+	info("%s: %d of %d samples at the expected OPP", what, c->good,
+	     c->total);
+	return 0;
+}
+
+static void log_samples(const struct periodic *p, int every)
+{
+	int i;
+
+	for (i = 0; i < p->nr_samples; i += every)
+		info("  t=%.2f khz=%ld util=%ld boost=%d", p->samples[i].t,
+		     p->samples[i].khz, p->samples[i].util,
+		     p->samples[i].cpu_boost);
+}
+
+/* A periodic task in a group of that boost on cpu; check its OPP. */
+static int freq_at_boost(int cpu, int boost)
+{
+	struct opp_table t;
+	struct periodic *p;
+	struct freq_check c;
+	long cap = cpu_capacity(cpu);
+	char what[64];
+	int rc, tol = (boost == 0 || boost == 100) ? 0 : 1;
+
+	if (stune_reset() || group_make("f", boost))
+		return fail("cannot set up group f: %s", fail_reason);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	if (cap <= 0)
+		return fail("no cpu_capacity for cpu%d", cpu);
+	p = periodic_new(cpu, BUSY_US, PERIOD_US, 4.0, "f");
+	rc = child_wait(periodic_start(p));
+	if (rc)
+		return fail("periodic task exited with %d", rc);
+	snprintf(what, sizeof(what), "cpu%d (capacity %ld) boost %d", cpu, cap,
+		 boost);
+	check_samples(p, &t, cap, boost, WARMUP_S, 1e9, tol, &c);
+	if (verdict(&c, &t, what)) {
+		log_samples(p, 10);
+		return -1;
+	}
+	return stune_reset();
+}
+
+int test_freq_boost_0(void)
+{
+	return freq_at_boost(1, 0);
+}
+
+int test_freq_boost_100(void)
+{
+	return freq_at_boost(1, 100);
+}
+
+int test_freq_boost_10(void)
+{
+	return freq_at_boost(1, 10);
+}
+
+int test_freq_boost_30(void)
+{
+	return freq_at_boost(2, 30);
+}
+
+int test_freq_boost_50(void)
+{
+	return freq_at_boost(1, 50);
+}
+
+int test_freq_boost_70(void)
+{
+	return freq_at_boost(3, 70);
+}
+
+/* Boost 100 for 2 s, then the task moves to root: the OPP comes down. */
+int test_freq_back_to_root(void)
+{
+	struct opp_table t;
+	struct periodic *p;
+	struct freq_check c;
+	pid_t pid;
+	int rc, cpu = 1;
+	long cap = cpu_capacity(cpu);
+
+	if (stune_reset() || group_make("f", 100))
+		return fail("cannot set up group f: %s", fail_reason);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	p = periodic_new(cpu, BUSY_US, PERIOD_US, 5.0, "f");
+	pid = periodic_start(p);
+	sleep_us(2500000);
+	if (group_join("/", pid))
+		return fail("cannot move the task to root");
+	rc = child_wait(pid);
+	if (rc)
+		return fail("periodic task exited with %d", rc);
+	check_samples(p, &t, cap, 100, 1.0, 2.4, 0, &c);
+	if (verdict(&c, &t, "boost 100 before the move")) {
+		log_samples(p, 10);
+		return -1;
+	}
+	check_samples(p, &t, cap, 0, 3.5, 1e9, 1, &c);
+	if (verdict(&c, &t, "root (boost 0) after the move")) {
+		log_samples(p, 10);
+		return -1;
+	}
+	return stune_reset();
+}
+
+/* A boosted task exits: an unboosted task on that CPU then runs low. */
+int test_freq_after_exit(void)
+{
+	struct opp_table t;
+	struct periodic *p, *q;
+	struct freq_check c;
+	int rc, cpu = 2;
+	long cap = cpu_capacity(cpu);
+
+	if (stune_reset() || group_make("f", 100))
+		return fail("cannot set up group f: %s", fail_reason);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	p = periodic_new(cpu, BUSY_US, PERIOD_US, 2.0, "f");
+	rc = child_wait(periodic_start(p));
+	if (rc)
+		return fail("boosted task exited with %d", rc);
+	check_samples(p, &t, cap, 100, 0.5, 1e9, 0, &c);
+	if (verdict(&c, &t, "boost 100 while alive"))
+		return -1;
+	if (expect_idle_view("boosted task exited"))
+		return -1;
+	q = periodic_new(cpu, BUSY_US, PERIOD_US, 3.0, NULL);
+	rc = child_wait(periodic_start(q));
+	if (rc)
+		return fail("root task exited with %d", rc);
+	check_samples(q, &t, cap, 0, WARMUP_S, 1e9, 1, &c);
+	if (verdict(&c, &t, "root task after the boosted task exited")) {
+		log_samples(q, 10);
+		return -1;
+	}
+	return stune_reset();
+}
+
+/*
+ * A sampler in a boost 10 group and a busier task in a boost 60 group on
+ * one CPU: whenever the boost 60 task is RUNNABLE the CPU boost is 60 and
+ * the OPP at least what boost 60 asks for.
+ */
+int test_freq_max_wins(void)
+{
+	struct opp_table t;
+	struct periodic *a, *b;
+	volatile int *flag = shared_alloc(sizeof(int));
+	int i, both = 0, both_boost = 0, both_freq = 0, alone = 0;
+	int alone_boost = 0, rc, cpu = 3;
+	long cap = cpu_capacity(cpu);
+	const struct sample *s;
+	pid_t pa, pb;
+
+	if (stune_reset() || group_make("lo", 10) || group_make("hi", 60))
+		return fail("cannot set up groups: %s", fail_reason);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	b = periodic_new(cpu, 8000, PERIOD_US, 5.0, "hi");
+	b->flag = flag;
+	b->owns_flag = true;
+	a = periodic_new(cpu, BUSY_US, PERIOD_US, 5.0, "lo");
+	a->flag = flag;
+	a->sample_boost = true;
+	a->start_delay_us = 3000;
+	pb = periodic_start(b);
+	pa = periodic_start(a);
+	rc = child_wait(pa);
+	child_wait(pb);
+	if (rc)
+		return fail("sampler exited with %d", rc);
+	for (i = 0; i < a->nr_samples; i++) {
+		s = &a->samples[i];
+		if (s->t < WARMUP_S)
+			continue;
+		if (s->flag) {
+			both++;
+			both_boost += s->cpu_boost == 60;
+			both_freq += opp_index(&t, s->khz) >=
+				     expected_opp(&t, s->util, cap, 60) - 1;
+		} else {
+			alone++;
+			alone_boost += s->cpu_boost == 10;
+		}
+	}
+	info("both runnable: %d samples, %d at boost 60, %d at its OPP; alone: %d, %d at boost 10",
+	     both, both_boost, both_freq, alone, alone_boost);
+	if (both < 10)
+		return fail("only %d samples with both tasks runnable", both);
+	if (both_boost < MIN_GOOD * both)
+		return fail("both runnable: cpu boost 60 in only %d of %d samples",
+			    both_boost, both);
+	if (both_freq < MIN_GOOD * both)
+		return fail("both runnable: boost 60 OPP in only %d of %d samples",
+			    both_freq, both);
+	if (alone >= 10 && alone_boost < MIN_GOOD * alone)
+		return fail("sampler alone: cpu boost 10 in only %d of %d samples",
+			    alone_boost, alone);
+	return stune_reset();
+}
+
+/* A boost 100 task sleeping on the CPU does not boost it. */
+int test_freq_sleeper_no_boost(void)
+{
+	struct opp_table t;
+	struct periodic *p;
+	struct freq_check c;
+	int i, rc, cpu = 1, boosted = 0;
+	long cap = cpu_capacity(cpu);
+	pid_t sl;
+
+	if (stune_reset() || group_make("sl", 100))
+		return fail("cannot set up group sl: %s", fail_reason);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	sl = sleeper_start(cpu, "sl");
+	p = periodic_new(cpu, BUSY_US, PERIOD_US, 4.0, NULL);
+	p->sample_boost = true;
+	rc = child_wait(periodic_start(p));
+	child_kill(sl);
+	if (rc)
+		return fail("periodic task exited with %d", rc);
+	for (i = 0; i < p->nr_samples; i++)
+		boosted += p->samples[i].cpu_boost != 0;
+	if (boosted)
+		return fail("cpu%d boost was not 0 in %d of %d samples", cpu,
+			    boosted, p->nr_samples);
+	check_samples(p, &t, cap, 0, WARMUP_S, 1e9, 1, &c);
+	if (verdict(&c, &t, "root task beside a sleeping boosted task")) {
+		log_samples(p, 10);
+		return -1;
+	}
+	return stune_reset();
+}
+
+/* ---- asymmetric capacity ---- */
+
+static int little_cpu(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < nr_online_cpus(); cpu++)
+		if (cpu_capacity(cpu) > 0 && cpu_capacity(cpu) < 1024)
+			return cpu;
+	return -1;
+}
+
+int test_asym_capacity(void)
+{
+	static const long want[] = { 1024, 1024, 512, 512 };
+	int cpu;
+
+	if (nr_online_cpus() != 4)
+		return fail("%d CPUs online, expected 4", nr_online_cpus());
+	for (cpu = 0; cpu < 4; cpu++)
+		if (cpu_capacity(cpu) != want[cpu])
+			return fail("cpu%d capacity %ld, expected %ld", cpu,
+				    cpu_capacity(cpu), want[cpu]);
+	return 0;
+}
+
+int test_asym_little_boost_100(void)
+{
+	int cpu = little_cpu();
+
+	if (cpu < 0)
+		return fail("no CPU with capacity below 1024");
+	return freq_at_boost(cpu, 100);
+}
+
+int test_asym_little_boost_50(void)
+{
+	int cpu = little_cpu();
+
+	if (cpu < 0)
+		return fail("no CPU with capacity below 1024");
+	return freq_at_boost(cpu, 50);
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SchedTune guest tests: thousands of tasks forking, migrating, moving
+ * between groups and exiting on every CPU while boosts change and groups
+ * come and go; afterwards no count is left behind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stune.h"
+#include "tests.h"
+
+#define STRESS_SECONDS	12.0
+#define MIN_TASKS	2000
+#define NR_FIXED	6	/* groups s0..s5, always there */
+#define NR_CHURN	4	/* groups t0..t3, made and removed */
+
+struct stress_shared {
+	volatile int stop;
+	volatile long forks;
+	volatile long moves;
+	volatile long boosts;
+	volatile long mkdirs;
+	volatile long rmdirs;
+};
+
+static struct stress_shared *sh;
+
+static const char *random_group(unsigned int *seed)
+{
+	static const char *const names[] = {
+		"/", "s0", "s1", "s2", "s3", "s4", "s5", "t0", "t1", "t2", "t3",
+	};
+
+	return names[rand_r(seed) % (sizeof(names) / sizeof(names[0]))];
+}
+
+static void random_cpu(unsigned int *seed)
+{
+	cpu_set_t set;
+	int n = nr_online_cpus();
+
+	CPU_ZERO(&set);
+	if (rand_r(seed) % 4) {
+		CPU_SET(rand_r(seed) % n, &set);
+	} else {
+		for (int i = 0; i < n; i++)
+			CPU_SET(i, &set);
+	}
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* A short life: run, migrate, sleep, maybe change group, exit. */
+static void short_task(unsigned int seed)
+{
+	int i, n = 1 + rand_r(&seed) % 4;
+
+	for (i = 0; i < n; i++) {
+		if (rand_r(&seed) % 2)
+			random_cpu(&seed);
+		spin_us(rand_r(&seed) % 1500);
+		if (rand_r(&seed) % 3 == 0)
+			group_join(random_group(&seed), getpid());
+		if (rand_r(&seed) % 2)
+			sleep_us(rand_r(&seed) % 2000);
+	}
+	_exit(0);
+}
+
+static void forker(int id)
+{
+	unsigned int seed = 1000 + id;
+	int live = 0;
+	pid_t pid;
+
+	random_cpu(&seed);
+	while (!sh->stop) {
+		while (live < 6) {
+			pid = fork();
+			if (pid < 0)
+				break;
+			if (pid == 0)
+				short_task(seed ^ (unsigned int)getpid());
+			live++;
+			__sync_fetch_and_add(&sh->forks, 1);
+			if (rand_r(&seed) % 2 &&
+			    !group_join(random_group(&seed), pid))
+				__sync_fetch_and_add(&sh->moves, 1);
+		}
+		pid = waitpid(-1, NULL, 0);
+		if (pid > 0)
+			live--;
+		if (rand_r(&seed) % 8 == 0) {
+			group_join(random_group(&seed), getpid());
+			random_cpu(&seed);
+		}
+	}
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	_exit(0);
+}
+
+static void booster(void)
+{
+	unsigned int seed = 7;
+	char buf[16];
+	const char *g;
+
+	while (!sh->stop) {
+		g = random_group(&seed);
+		if (!strcmp(g, "/") && rand_r(&seed) % 2) {
+			snprintf(buf, sizeof(buf), "%d", rand_r(&seed) % 101);
+			write_file(STUNE_SYSCTL, buf);
+		} else {
+			group_set_boost(g, rand_r(&seed) % 101);
+		}
+		__sync_fetch_and_add(&sh->boosts, 1);
+		sleep_us(rand_r(&seed) % 3000);
+	}
+	_exit(0);
+}
+
+static void churner(void)
+{
+	unsigned int seed = 11;
+	char name[8];
+
+	while (!sh->stop) {
+		snprintf(name, sizeof(name), "t%d", rand_r(&seed) % NR_CHURN);
+		if (rand_r(&seed) % 2) {
+			if (!mkdir(group_dir(name), 0755)) {
+				__sync_fetch_and_add(&sh->mkdirs, 1);
+				group_set_boost(name, rand_r(&seed) % 101);
+			}
+		} else if (!rmdir(group_dir(name))) {
+			__sync_fetch_and_add(&sh->rmdirs, 1);
+		} else if (errno == EBUSY && rand_r(&seed) % 2) {
+			if (!group_remove(name))
+				__sync_fetch_and_add(&sh->rmdirs, 1);
+		}
+		sleep_us(rand_r(&seed) % 20000);
+	}
+	_exit(0);
+}
+
+static pid_t start(void (*fn)(int), int arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		fn(arg);
+	return pid;
+}
+
+static void booster_fn(int arg)
+{
+	(void)arg;
+	booster();
+}
+
+static void churner_fn(int arg)
+{
+	(void)arg;
+	churner();
+}
+
+int test_stress(void)
+{
+	pid_t pids[16];
+	int i, n = 0, cpus = nr_online_cpus();
+	char name[8];
+
+	if (stune_reset())
+		return -1;
+	for (i = 0; i < NR_FIXED; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		if (group_make(name, 15 * i + 10))
+			return fail("cannot make group %s", name);
+	}
+	sh = shared_alloc(sizeof(*sh));
+	for (i = 0; i < cpus + 2 && n < 12; i++)
+		pids[n++] = start(forker, i);
+	pids[n++] = start(booster_fn, 0);
+	pids[n++] = start(churner_fn, 0);
+	sleep_us((long)(STRESS_SECONDS * 1e6));
+	sh->stop = 1;
+	for (i = 0; i < n; i++)
+		if (child_wait(pids[i]) != 0)
+			return fail("stress process %d failed", i);
+	info("stress: %ld tasks forked, %ld moves, %ld boost writes, %ld mkdirs, %ld rmdirs",
+	     sh->forks, sh->moves, sh->boosts, sh->mkdirs, sh->rmdirs);
+	if (sh->forks < MIN_TASKS)
+		return fail("only %ld tasks forked in %.0f s", sh->forks,
+			    STRESS_SECONDS);
+	if (sh->boosts < 100 || sh->mkdirs < 5 || sh->rmdirs < 5)
+		return fail("too little churn: %ld boosts, %ld mkdirs, %ld rmdirs",
+			    sh->boosts, sh->mkdirs, sh->rmdirs);
+
+	/* Every task is gone: no count may be left, boost is root's. */
+	if (group_set_boost("/", 5))
+		return fail("cannot set root boost 5");
+	for (i = 0; i < NR_FIXED; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		group_set_boost(name, 100);
+	}
+	if (expect_idle_view("after the stress"))
+		return -1;
+	return stune_reset();
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SchedTune guest tests: shared declarations.
+ *
+ * Every test is a function returning 0 on success or the value of fail(),
+ * which records the reason printed on the test's TEST line.
+ */
+#ifndef STUNE_H
+#define STUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define STUNE_MNT	"/dev/stune"
+#define STUNE_SYSCTL	"/proc/sys/kernel/sched_cfs_boost"
+#define STUNE_DEBUGFS	"/sys/kernel/debug/schedtune"
+#define TRACEFS		"/sys/kernel/tracing"
+#define STUNE_MAX_GROUPS 16
+#define MAX_CPUS	8
+#define MAX_OPPS	16
+
+/* Verdict helpers. */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern char fail_reason[512];
+
+/* Files. */
+int read_file(const char *path, char *buf, size_t size);
+int write_file(const char *path, const char *val);
+int write_file_len(const char *path, const char *val, size_t len);
+int read_long(const char *path, long *ret);
+int path_exists(const char *path);
+
+/* CPUs and time. */
+int nr_possible_cpus(void);
+int nr_online_cpus(void);
+int pin_to_cpu(int cpu);
+double now_s(void);
+void spin_us(long us);
+void sleep_us(long us);
+
+/* The schedtune controller and its knobs. */
+int stune_mount(void);
+int stune_reset(void);
+char *group_dir(const char *name);
+int group_make(const char *name, int boost);
+int group_set_boost(const char *name, int boost);
+int group_get_boost(const char *name, long *ret);
+int group_join(const char *name, pid_t pid);
+int group_remove(const char *name);
+
+/* The debugfs view: per-CPU boost and per-group RUNNABLE counts. */
+struct stune_group_view {
+	int idx;
+	char name[64];
+	int boost;
+	int tasks[MAX_CPUS];
+};
+
+struct stune_view {
+	int nr_cpus;
+	int cpu_boost[MAX_CPUS];
+	int nr_groups;
+	struct stune_group_view groups[STUNE_MAX_GROUPS + 4];
+};
+
+int stune_view_read(struct stune_view *v);
+const struct stune_group_view *stune_view_group(const struct stune_view *v,
+						const char *name);
+int wait_cpu_boost(int cpu, int boost, double timeout_s, int *ret_seen);
+int expect_idle_view(const char *when);
+
+/* cpufreq of the test driver. */
+struct opp_table {
+	int nr;
+	long khz[MAX_OPPS];
+};
+
+int opp_table_read(int cpu, struct opp_table *t);
+int opp_index(const struct opp_table *t, long khz);
+long cpu_cur_khz(int cpu);
+long cpu_capacity(int cpu);
+long self_util_avg(void);
+int expected_opp(const struct opp_table *t, long util, long cap, int boost);
+
+/* A periodic task of low duty cycle, pinned, sampling its own CPU. */
+struct sample {
+	double t;		/* seconds since the task started */
+	long khz;
+	long util;
+	int cpu_boost;		/* -1 unless sampled */
+	int flag;
+};
+
+struct periodic {
+	int cpu;
+	long busy_us;
+	long period_us;
+	double seconds;
+	const char *group;	/* NULL: root */
+	bool sample_boost;	/* also read the debugfs boost of the CPU */
+	volatile int *flag;	/* sampled with each sample when set */
+	bool owns_flag;		/* set *flag to 1 while busy, 0 after */
+	long start_delay_us;
+	/* ramp: busy time grows from busy_us to busy_end_us */
+	long busy_end_us;
+	int max_samples;
+	int nr_samples;
+	struct sample *samples;	/* shared memory, max_samples long */
+};
+
+struct periodic *periodic_new(int cpu, long busy_us, long period_us,
+			      double seconds, const char *group);
+pid_t periodic_start(struct periodic *p);
+int child_wait(pid_t pid);
+void *shared_alloc(size_t size);
+pid_t spinner_start(int cpu, const char *group, double seconds);
+pid_t sleeper_start(int cpu, const char *group);
+void child_kill(pid_t pid);
+
+/* Tracing. */
+int trace_event_enable(const char *event, bool on);
+int trace_clear(void);
+char *trace_read(void);
+
+#endif

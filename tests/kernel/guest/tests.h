@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* SchedTune guest tests: every test function. */
+#ifndef STUNE_TESTS_H
+#define STUNE_TESTS_H
+
+int test_sysctl_default(void);
+int test_sysctl_range(void);
+int test_sysctl_bad_writes(void);
+int test_cgroup_listed(void);
+int test_cgroup_mount(void);
+int test_root_is_sysctl(void);
+int test_cgroup_boost_range(void);
+int test_cgroup_bad_writes(void);
+int test_cgroup_no_grandchild(void);
+int test_cgroup_group_limit(void);
+int test_debugfs_format(void);
+int test_tracepoints_format(void);
+int test_cpufreq_driver(void);
+int test_cpu_boost_runnable(void);
+int test_cpu_boost_max_wins(void);
+int test_cpu_boost_group_write(void);
+int test_cpu_boost_move_runnable(void);
+int test_cpu_boost_migrate(void);
+int test_trace_config_events(void);
+int test_freq_boost_0(void);
+int test_freq_boost_100(void);
+int test_freq_boost_10(void);
+int test_freq_boost_30(void);
+int test_freq_boost_50(void);
+int test_freq_boost_70(void);
+int test_freq_back_to_root(void);
+int test_freq_after_exit(void);
+int test_freq_max_wins(void);
+int test_freq_sleeper_no_boost(void);
+int test_trace_boost_util_ramp(void);
+int test_stress(void);
+int test_asym_capacity(void);
+int test_asym_little_boost_100(void);
+int test_asym_little_boost_50(void);
+int test_asym_trace_little(void);
+
+#endif

@@ -1,0 +1,399 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by tests/kernel/run and tests/kernel/bisect-check: tree, config,
+# kernel, module, guest programs, initramfs, QEMU boot and the verdict.
+# Expects $here (tests/kernel) and $top (the project root) to be set.
+
+tarball=${STUNE_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+bld=$top/build
+src=$bld/linux
+obj=$bld/kbuild-arm64
+out=$bld/kernel-test
+series_dir=$top/kernel-patches
+fragment=$here/config.fragment
+jobs=$(nproc)
+boot_timeout=1200
+arch_make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+if command -v ccache >/dev/null 2>&1; then
+	export CCACHE_DIR=$bld/ccache
+	arch_make+=("CC=ccache aarch64-linux-gnu-gcc")
+fi
+git_id=(-c user.name="SchedTune tests" -c user.email=schedtune-tests@localhost)
+
+# The end marker the guest /init prints once every test has run.
+end_marker="STUNE-TESTS-END"
+
+# Kernel log lines that fail a boot whatever the tests say.
+splat_re='WARNING:|BUG:|BUG |Oops|Kernel panic|Unable to handle kernel|'
+splat_re+='possible recursive locking|possible circular locking|'
+splat_re+='inconsistent lock state|suspicious RCU usage|INFO: |'
+splat_re+='rcu_preempt detected stall|rcu_sched detected stall|'
+splat_re+='detected stalls on CPUs|soft lockup|hard LOCKUP|'
+splat_re+='Call trace:|circular locking dependency|'
+splat_re+='sleeping function called from invalid context'
+
+die() {
+	echo "kernel tests: error: $*" >&2
+	exit 1
+}
+
+note() {
+	[ -n "${quiet:-}" ] || echo "== $*" >&2
+}
+
+now() {
+	date +%s.%N
+}
+
+# elapsed START -> seconds with one decimal since START
+elapsed() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+kmake() {
+	make -s -C "$src" O="$obj" "${arch_make[@]}" -j"$jobs" "$@"
+}
+
+# The patch files of the series, in order, without the cover letter.
+series_patches() {
+	local p
+	[ -d "$series_dir" ] || return 0
+	for p in "$series_dir"/*.patch; do
+		[ -e "$p" ] || continue
+		case "$(basename "$p")" in
+		0000-cover-letter.patch) continue ;;
+		esac
+		echo "$p"
+	done | LC_ALL=C sort
+}
+
+series_stamp() {
+	local p
+	{
+		echo "tree $(stat -c '%s %Y' "$tarball")"
+		series_patches | while read -r p; do
+			echo "$(basename "$p") $(sha256sum < "$p")"
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# Extract the pristine tree once and record it as the base commit.
+step_tree_base() {
+	local tmp=$src.tmp
+	if [ -d "$src/.git" ] && git -C "$src" rev-parse -q --verify \
+			refs/tags/stune-base >/dev/null; then
+		return 0
+	fi
+	note "extracting $tarball into $src"
+	[ -r "$tarball" ] || die "$tarball missing (run tests/setup-host)"
+	rm -rf "$tmp" "$src"
+	mkdir -p "$tmp"
+	tar -xJf "$tarball" -C "$tmp" --strip-components=1
+	git -C "$tmp" init -q
+	git -C "$tmp" "${git_id[@]}" add -f .
+	git -C "$tmp" "${git_id[@]}" commit -q -m "Debian linux-source-6.1"
+	git -C "$tmp" tag stune-base
+	git -C "$tmp" config user.name "SchedTune tests"
+	git -C "$tmp" config user.email schedtune-tests@localhost
+	mv "$tmp" "$src"
+	rm -f "$bld/kernel-series.stamp"
+}
+
+# Reset the tree to the base commit; only the files that differ are
+# rewritten, so the object tree stays incremental.
+tree_reset_base() {
+	git -C "$src" am --abort >/dev/null 2>&1 || true
+	git -C "$src" reset -q --hard stune-base
+	git -C "$src" clean -q -fd
+}
+
+# apply_patch FILE: git am one patch, undoing a failed attempt.
+apply_patch() {
+	if ! git -C "$src" am -q --keep-cr "$1"; then
+		git -C "$src" am --abort >/dev/null 2>&1 || true
+		rm -f "$bld/kernel-series.stamp"
+		die "$(basename "$1") does not apply to linux-source-6.1"
+	fi
+}
+
+step_tree() {
+	local stamp p n=0
+	step_tree_base
+	stamp=$(series_stamp)
+	if [ -f "$bld/kernel-series.stamp" ] &&
+	   [ "$(cat "$bld/kernel-series.stamp")" = "$stamp" ] &&
+	   [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+		note "series unchanged ($(series_patches | wc -l) patches applied)"
+		return 0
+	fi
+	note "applying the series from $series_dir"
+	tree_reset_base
+	while read -r p; do
+		[ -n "$p" ] || continue
+		apply_patch "$p"
+		n=$((n + 1))
+		note "  applied $(basename "$p")"
+	done < <(series_patches)
+	echo "$stamp" > "$bld/kernel-series.stamp"
+	note "$n patches applied"
+}
+
+series_applied() {
+	[ -n "$(series_patches)" ]
+}
+
+# Every option of the fragment must have its value in .config; "=n" means
+# unset. The SchedTune options exist only with the series applied.
+check_config() {
+	local line sym val bad=0
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*) ;;
+		*) continue ;;
+		esac
+		sym=${line%%=*}
+		val=${line#*=}
+		case "$sym" in
+		CONFIG_SCHED_TUNE*|CONFIG_CGROUP_SCHEDTUNE)
+			series_applied || continue ;;
+		esac
+		if [ "$val" = n ]; then
+			if grep -q "^$sym=" "$obj/.config"; then
+				echo "config: $sym should be unset, is" \
+				     "$(grep "^$sym=" "$obj/.config")" >&2
+				bad=1
+			fi
+		elif ! grep -qxF "$line" "$obj/.config"; then
+			echo "config: $line did not stick (.config has:" \
+			     "$(grep -E "^(# )?$sym[= ]" "$obj/.config" ||
+				echo nothing))" >&2
+			bad=1
+		fi
+	done < "$fragment"
+	[ "$bad" -eq 0 ] || die "config fragment did not apply; see above"
+}
+
+step_config() {
+	local stamp
+	stamp=$( { cat "$fragment"; cat "$bld/kernel-series.stamp"; } |
+		sha256sum | cut -d' ' -f1)
+	if [ -f "$obj/.config" ] && [ -f "$obj/.stune-config.stamp" ] &&
+	   [ "$(cat "$obj/.stune-config.stamp")" = "$stamp" ]; then
+		check_config
+		return 0
+	fi
+	note "configuring $obj"
+	mkdir -p "$obj"
+	kmake allnoconfig >/dev/null
+	(cd "$src" && ARCH=arm64 scripts/kconfig/merge_config.sh -m \
+		-O "$obj" "$obj/.config" "$fragment") > "$obj/merge_config.log"
+	kmake olddefconfig >/dev/null
+	check_config
+	echo "$stamp" > "$obj/.stune-config.stamp"
+}
+
+step_kernel() {
+	local t0
+	t0=$(now)
+	note "building Image (make -j$jobs, log in $obj/build.log)"
+	if ! kmake Image modules > "$obj/build.log" 2>&1; then
+		tail -50 "$obj/build.log" >&2
+		die "kernel build failed"
+	fi
+	timings+=("kernel build $(elapsed "$t0") s")
+}
+
+step_module() {
+	local kmod=$bld/kernel-test-module
+	note "building the test cpufreq module"
+	mkdir -p "$kmod"
+	cp -p "$here"/module/Kbuild "$here"/module/*.c "$kmod"/
+	if ! kmake M="$kmod" modules > "$kmod/build.log" 2>&1; then
+		cat "$kmod/build.log" >&2
+		die "test module build failed"
+	fi
+	if grep -q "warning:" "$kmod/build.log"; then
+		cat "$kmod/build.log" >&2
+		die "test module builds with warnings"
+	fi
+}
+
+# Static arm64 busybox from Debian, unpacked (never installed).
+busybox_bin() {
+	local dl=$bld/kernel-dl bb
+	bb=$dl/root/bin/busybox
+	if [ ! -x "$bb" ]; then
+		note "downloading busybox-static:arm64"
+		rm -rf "$dl"
+		mkdir -p "$dl"
+		(cd "$dl" && apt-get download -q busybox-static:arm64 \
+			> "$dl/download.log" 2>&1) ||
+			die "apt-get download busybox-static:arm64 failed" \
+			    "(run tests/setup-host)"
+		dpkg-deb -x "$dl"/busybox-static_*_arm64.deb "$dl/root"
+	fi
+	echo "$bb"
+}
+
+step_progs() {
+	local progs=$bld/kernel-test-progs
+	note "building the guest test programs"
+	mkdir -p "$progs"
+	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror \
+		-o "$progs/stune-test" "$here"/guest/*.c -lm ||
+		die "guest test programs do not build"
+}
+
+guest_test_names() {
+	sed -n 's/^\tSTUNE_TEST_ENTRY(\([a-z0-9_]*\),.*/\1/p' \
+		"$here"/guest/main.c
+}
+
+# step_initramfs [TEST...]: gzip'd newc cpio with busybox, /init, the
+# guest programs and the module; TESTs limit what /init runs.
+step_initramfs() {
+	local root=$out/initramfs bb t
+	bb=$(busybox_bin)
+	[ -f "$bld/kernel-test-progs/stune-test" ] ||
+		die "guest programs not built (run without --skip-build)"
+	[ -f "$obj/arch/arm64/boot/Image" ] ||
+		die "kernel not built (run without --skip-build)"
+	for t in "$@"; do
+		guest_test_names | grep -qx "$t" ||
+			die "no guest test named $t (--only list)"
+	done
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,lib}
+	cp "$bb" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	cp "$here/init" "$root/init"
+	chmod 755 "$root/init"
+	cp "$bld/kernel-test-progs/stune-test" "$root/bin/"
+	cp "$bld/kernel-test-module/stune_test_cpufreq.ko" "$root/lib/"
+	: > "$root/etc/stune-only"
+	[ $# -eq 0 ] || printf '%s\n' "$@" > "$root/etc/stune-only"
+	(cd "$root" && find . | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet) | gzip -6 > "$out/initramfs.cpio.gz"
+}
+
+qemu_base=(qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 4 -m 1G
+	   -nographic -no-reboot)
+
+# A device tree where CPUs 2 and 3 have half the capacity of CPUs 0 and 1.
+asym_dtb() {
+	local dtb=$out/virt-asym.dtb
+	if [ ! -f "$dtb" ]; then
+		qemu-system-aarch64 -M virt,dumpdtb="$out/virt.dtb" \
+			-cpu cortex-a57 -smp 4 -m 1G -nographic \
+			> /dev/null 2>&1 || die "QEMU could not dump its DTB"
+		dtc -q -I dtb -O dts -o "$out/virt.dts" "$out/virt.dtb"
+		awk '
+		/^\t\tcpu@[0-9]+ \{/ { cpu = substr($1, 5) + 0; incpu = 1 }
+		{ print }
+		incpu && /^\t\t\treg = / {
+			printf "\t\t\tcapacity-dmips-mhz = <%d>;\n",
+				cpu < 2 ? 1024 : 512
+			incpu = 0
+		}' "$out/virt.dts" > "$out/virt-asym.dts"
+		[ "$(grep -c capacity-dmips-mhz "$out/virt-asym.dts")" -eq 4 ] ||
+			die "could not add capacity-dmips-mhz to the DTB"
+		grep -q cpu-map "$out/virt-asym.dts" ||
+			die "QEMU DTB has no cpu-map: capacities would be ignored"
+		dtc -q -I dts -O dtb -o "$dtb" "$out/virt-asym.dts"
+	fi
+	echo "$dtb"
+}
+
+# boot NAME: run QEMU, log to $out/NAME.log; returns QEMU's time.
+boot_guest() {
+	local name=$1 log=$out/$1.log extra=() t0
+	if [ "$name" = asym ]; then
+		extra=(-dtb "$(asym_dtb)")
+	fi
+	t0=$(now)
+	note "booting $name (timeout ${boot_timeout}s, log in $log)"
+	timeout -k 10 "$boot_timeout" "${qemu_base[@]}" "${extra[@]}" \
+		-kernel "$obj/arch/arm64/boot/Image" \
+		-initrd "$out/initramfs.cpio.gz" \
+		-append "console=ttyAMA0 panic=-1 log_buf_len=4M stune.boot=$name" \
+		< /dev/null > "$log" 2>&1 || true
+	timings+=("boot $name $(elapsed "$t0") s")
+}
+
+# judge NAME: verdict from the serial log only. Prints one line per check.
+judge() {
+	local name=$1 log=$out/$1.log clean=$out/$1.clean res t r
+	local pass=0 fail=0 line
+	tr -d '\r' < "$log" > "$clean"
+	results=()
+
+	# Guest tests: the results block if /init got that far, otherwise
+	# whatever TEST lines made it to the console.
+	if grep -q '^STUNE-RESULTS-END' "$clean"; then
+		res=$(sed -n '/^STUNE-RESULTS-BEGIN/,/^STUNE-RESULTS-END/p' \
+			"$clean" | grep -E '^TEST [A-Za-z0-9_]+: ')
+	else
+		res=$(grep -oE 'TEST [A-Za-z0-9_]+: (PASS|FAIL).*' "$clean" || true)
+	fi
+	# Every planned test must have reported.
+	for t in $(sed -n 's/^STUNE-PLAN //p' "$clean" | head -1); do
+		if ! grep -qE "^TEST $t: " <<< "$res"; then
+			res+=$'\n'"TEST $t: FAIL no result (guest died or hung?)"
+		fi
+	done
+	if ! grep -q '^STUNE-PLAN ' "$clean"; then
+		res+=$'\n'"TEST init: FAIL /init never started its tests"
+	fi
+
+	# KUnit: no failure anywhere, and the sched_tune suite passed.
+	if grep -qE '(^|[] ])not ok [0-9]+' "$clean"; then
+		res+=$'\n'"TEST kunit: FAIL $(grep -m1 -oE 'not ok [0-9]+.*' "$clean")"
+	elif series_applied; then
+		if grep -qE '(^|[] ])ok [0-9]+ sched_tune$' "$clean"; then
+			res+=$'\n'"TEST kunit: PASS"
+		else
+			res+=$'\n'"TEST kunit: FAIL no 'ok N sched_tune' suite result"
+		fi
+	fi
+
+	# Kernel log.
+	if grep -qE "$splat_re" "$clean"; then
+		res+=$'\n'"TEST kernel_log: FAIL $(grep -m1 -E "$splat_re" "$clean" |
+			sed 's/^\[[ 0-9.]*\] //')"
+	else
+		res+=$'\n'"TEST kernel_log: PASS"
+	fi
+	if grep -q "^$end_marker" "$clean"; then
+		res+=$'\n'"TEST end_marker: PASS"
+	else
+		res+=$'\n'"TEST end_marker: FAIL guest never printed $end_marker"
+	fi
+
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		t=${line#TEST }
+		t=${t%%: *}
+		r=${line#*: }
+		if [ "$r" = PASS ]; then
+			printf '  PASS  %s/%s\n' "$name" "$t"
+			pass=$((pass + 1))
+		else
+			printf '  FAIL  %s/%s: %s\n' "$name" "$t" "${r#FAIL }"
+			fail=$((fail + 1))
+		fi
+	done <<< "$res"
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+	[ "$fail" -eq 0 ]
+}
+
+boot_and_judge() {
+	local name=$1
+	boot_guest "$name"
+	echo "boot $name:"
+	if ! judge "$name"; then
+		echo "---- kernel log of boot $name ($out/$name.log) ----"
+		cat "$out/$name.clean"
+		echo "---- end of kernel log of boot $name ----"
+		return 1
+	fi
+}
