@@ -136,8 +136,7 @@ int test_cpu_boost_runnable(void)
 {
 	pid_t pid;
 
-	if (stune_reset() || group_make("run", 50))
-		return fail("cannot set up group run: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("run", 50));
 	pid = spinner_start(1, "run", 60);
 	if (expect_boost(1, 50, "spinning task in boost 50 group") ||
 	    expect_count("run", 1, 1, "spinning task") ||
@@ -159,9 +158,8 @@ int test_cpu_boost_max_wins(void)
 {
 	pid_t lo, hi;
 
-	if (stune_reset() || group_make("lo", 20) || group_make("hi", 60) ||
-	    group_set_boost("/", 10))
-		return fail("cannot set up groups: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("lo", 20) ||
+		      group_make("hi", 60) || group_set_boost("/", 10));
 	if (expect_boost(2, 10, "root boost 10, nothing else runnable"))
 		return -1;
 	lo = spinner_start(2, "lo", 60);
@@ -192,8 +190,7 @@ int test_cpu_boost_group_write(void)
 {
 	pid_t pid;
 
-	if (stune_reset() || group_make("w", 40))
-		return fail("cannot set up group w: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("w", 40));
 	pid = spinner_start(3, "w", 60);
 	if (expect_boost(3, 40, "boost 40"))
 		return -1;
@@ -217,8 +214,8 @@ int test_cpu_boost_move_runnable(void)
 {
 	pid_t pid;
 
-	if (stune_reset() || group_make("a", 70) || group_make("b", 30))
-		return fail("cannot set up groups: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("a", 70) ||
+		      group_make("b", 30));
 	pid = spinner_start(1, "a", 60);
 	if (expect_boost(1, 70, "spinning in a (70)") ||
 	    expect_count("a", 1, 1, "spinning in a"))
@@ -250,8 +247,7 @@ int test_cpu_boost_migrate(void)
 	cpu_set_t set;
 	pid_t pid;
 
-	if (stune_reset() || group_make("m", 60))
-		return fail("cannot set up group m: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("m", 60));
 	pid = spinner_start(1, "m", 60);
 	if (expect_boost(1, 60, "spinning on cpu1") ||
 	    expect_count("m", 1, 1, "spinning on cpu1"))
@@ -347,8 +343,7 @@ static int freq_at_boost(int cpu, int boost)
 	char what[64];
 	int rc, tol = (boost == 0 || boost == 100) ? 0 : 1;
 
-	if (stune_reset() || group_make("f", boost))
-		return fail("cannot set up group f: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("f", boost));
 	if (opp_table_read(cpu, &t))
 		return -1;
 	if (cap <= 0)
@@ -397,6 +392,56 @@ int test_freq_boost_70(void)
 	return freq_at_boost(3, 70);
 }
 
+/*
+ * Without any boost (nothing but root, at 0) a periodic task runs at the
+ * OPP schedutil picks for its own util: this checks the measurement
+ * itself, and holds on a kernel without the series as well.
+ */
+static int freq_baseline(int cpu)
+{
+	struct opp_table t;
+	struct periodic *p;
+	struct freq_check c;
+	long cap = cpu_capacity(cpu);
+	char what[64];
+	int rc;
+
+	if (path_exists(STUNE_SYSCTL) && write_file(STUNE_SYSCTL, "0"))
+		return fail("cannot write 0 to %s", STUNE_SYSCTL);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	if (cap <= 0)
+		return fail("no cpu_capacity for cpu%d", cpu);
+	p = periodic_new(cpu, BUSY_US, PERIOD_US, 4.0, NULL);
+	rc = child_wait(periodic_start(p));
+	if (rc)
+		return fail("periodic task exited with %d", rc);
+	snprintf(what, sizeof(what), "cpu%d (capacity %ld) no boost", cpu,
+		 cap);
+	check_samples(p, &t, cap, 0, WARMUP_S, 1e9, 1, &c);
+	if (verdict(&c, &t, what)) {
+		log_samples(p, 10);
+		return -1;
+	}
+	log_samples(p, 40);
+	return 0;
+}
+
+int test_freq_baseline_root(void)
+{
+	int cpu, last = -1;
+
+	/* One CPU of each capacity. */
+	for (cpu = 1; cpu < nr_online_cpus(); cpu++) {
+		if (last >= 0 && cpu_capacity(cpu) == cpu_capacity(last))
+			continue;
+		if (freq_baseline(cpu))
+			return -1;
+		last = cpu;
+	}
+	return 0;
+}
+
 /* Boost 100 for 2 s, then the task moves to root: the OPP comes down. */
 int test_freq_back_to_root(void)
 {
@@ -407,8 +452,7 @@ int test_freq_back_to_root(void)
 	int rc, cpu = 1;
 	long cap = cpu_capacity(cpu);
 
-	if (stune_reset() || group_make("f", 100))
-		return fail("cannot set up group f: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("f", 100));
 	if (opp_table_read(cpu, &t))
 		return -1;
 	p = periodic_new(cpu, BUSY_US, PERIOD_US, 5.0, "f");
@@ -441,8 +485,7 @@ int test_freq_after_exit(void)
 	int rc, cpu = 2;
 	long cap = cpu_capacity(cpu);
 
-	if (stune_reset() || group_make("f", 100))
-		return fail("cannot set up group f: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("f", 100));
 	if (opp_table_read(cpu, &t))
 		return -1;
 	p = periodic_new(cpu, BUSY_US, PERIOD_US, 2.0, "f");
@@ -482,8 +525,8 @@ int test_freq_max_wins(void)
 	const struct sample *s;
 	pid_t pa, pb;
 
-	if (stune_reset() || group_make("lo", 10) || group_make("hi", 60))
-		return fail("cannot set up groups: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("lo", 10) ||
+		      group_make("hi", 60));
 	if (opp_table_read(cpu, &t))
 		return -1;
 	b = periodic_new(cpu, 8000, PERIOD_US, 5.0, "hi");
@@ -539,8 +582,7 @@ int test_freq_sleeper_no_boost(void)
 	long cap = cpu_capacity(cpu);
 	pid_t sl;
 
-	if (stune_reset() || group_make("sl", 100))
-		return fail("cannot set up group sl: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("sl", 100));
 	if (opp_table_read(cpu, &t))
 		return -1;
 	sl = sleeper_start(cpu, "sl");

@@ -226,11 +226,17 @@ int group_get_boost(const char *name, long *ret)
 	return read_long(group_file(name, "schedtune.boost"), ret);
 }
 
+/* Make a group (or reuse it) with that boost; fail() says why not. */
 int group_make(const char *name, int boost)
 {
+	int err;
+
 	if (mkdir(group_dir(name), 0755) && errno != EEXIST)
-		return -errno;
-	return group_set_boost(name, boost);
+		return fail("mkdir %s: %s", group_dir(name), strerror(errno));
+	err = group_set_boost(name, boost);
+	if (err)
+		return fail("%s boost %d: %s", name, boost, strerror(-err));
+	return 0;
 }
 
 int group_join(const char *name, pid_t pid)

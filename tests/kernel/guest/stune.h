@@ -25,6 +25,14 @@ int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char fail_reason[512];
 
+/* Fail with the set-up step's own reason, or name the step. */
+#define SETUP_OR_FAIL(expr)						\
+	do {								\
+		if (expr)						\
+			return fail_reason[0] ? -1 :			\
+			       fail("set-up failed: %s", #expr);	\
+	} while (0)
+
 /* Files. */
 int read_file(const char *path, char *buf, size_t size);
 int write_file(const char *path, const char *val);

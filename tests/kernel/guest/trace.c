@@ -79,8 +79,7 @@ int test_trace_config_events(void)
 	int tasks_up = 0, tasks_down = 0, bad_max = 0;
 	pid_t pid;
 
-	if (stune_reset() || group_make("tr", 0))
-		return fail("cannot set up group tr: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("tr", 0));
 	if (stune_view_read(&v))
 		return -1;
 	g = stune_view_group(&v, "tr");
@@ -206,8 +205,7 @@ static int ramp(int cpu, int boost, struct margin_stats *st)
 	char *buf;
 	int rc;
 
-	if (stune_reset() || group_make("ramp", boost))
-		return fail("cannot set up group ramp: %s", fail_reason);
+	SETUP_OR_FAIL(stune_reset() || group_make("ramp", boost));
 	trace_all(false);
 	if (trace_clear())
 		return fail("cannot clear the trace buffer");
