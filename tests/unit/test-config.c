@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Configuration parsing: good files, and each kind of bad line with the
+ * exact message. */
+#include "tests.h"
+
+#include "config.h"
+#include "log.h"
+
+static int setup(void **state) {
+        *state = tmpdir_new();
+        return 0;
+}
+
+static int teardown(void **state) {
+        tmpdir_free(*state);
+        return 0;
+}
+
+static int load_one(const char *dir, const char *text, Config **ret, char **ret_error) {
+        write_file(dir, "test.conf", "%s", text);
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/test.conf", dir);
+        return config_load(path, false, NULL, ret, ret_error);
+}
+
+static void test_defaults(void **state) {
+        Config *c = NULL;
+        char *error = NULL;
+
+        assert_int_equal(config_load(NULL, true, NULL, &c, &error), 0);
+        assert_null(error);
+        assert_string_equal(c->backend, "auto");
+        assert_string_equal(c->mount_point, "/dev/stune");
+        assert_int_equal(c->n_classes, 4);
+        assert_string_equal(c->classes[0].name, "root");
+        assert_int_equal(config_find_class(c, "performance"), 3);
+        assert_int_equal(c->classes[3].boost[POWER_AC], 50);
+        assert_int_equal(c->default_class_index, 0);
+        assert_int_equal(c->max_holds_per_client, 16);
+        (void) state;
+        config_free(c);
+}
+
+static void test_shipped_config(void **state) {
+        Config *c = NULL;
+        char *error = NULL;
+        int r;
+
+        r = config_load(SOURCE_ROOT "/conf/boostd.conf", false, NULL, &c, &error);
+        if (error)
+                fprintf(stderr, "%s\n", error);
+        assert_int_equal(r, 0);
+        assert_int_equal(c->n_rules, 2);
+        assert_string_equal(c->rules[0].name, "indexers");
+        assert_int_equal(c->rules[0].class_index, config_find_class(c, "background"));
+        assert_int_equal(c->log_level, LOG_INFO);
+        (void) state;
+        config_free(c);
+}
+
+static void test_good_file(void **state) {
+        Config *c = NULL;
+        char *error = NULL;
+
+        assert_int_equal(load_one(*state,
+                                  "# comment\n"
+                                  "; another\n"
+                                  "[Daemon]\n"
+                                  "Backend=uclamp\n"
+                                  "MountPoint=/sys/fs/stune\n"
+                                  "LogLevel=debug\n"
+                                  "DefaultClass=background\n"
+                                  "MaxHoldsPerClient=4\n"
+                                  "RestoreOnStop=found\n"
+                                  "\n"
+                                  "[Class:games]\n"
+                                  "BoostAC=80\n"
+                                  "BoostBattery=40\n"
+                                  "BoostLowBattery=0\n"
+                                  "[Class:interactive]\n"
+                                  "Boost=15\n"
+                                  "[Rule:steam]\n"
+                                  "Unit=app-steam*.scope\n"
+                                  "User=1000\n"
+                                  "Class=games\n",
+                                  &c, &error), 0);
+        assert_null(error);
+        assert_string_equal(c->backend, "uclamp");
+        assert_string_equal(c->mount_point, "/sys/fs/stune");
+        assert_int_equal(c->log_level, LOG_DEBUG);
+        assert_int_equal(c->default_class_index, 1);
+        assert_int_equal(c->max_holds_per_client, 4);
+        assert_true(c->restore_found);
+        assert_int_equal(c->n_classes, 5);
+        assert_string_equal(c->classes[4].name, "games");
+        assert_int_equal(c->classes[4].boost[POWER_AC], 80);
+        assert_int_equal(c->classes[4].boost[POWER_BATTERY], 40);
+        assert_int_equal(c->classes[2].boost[POWER_LOW], 15);
+        assert_int_equal(c->n_rules, 1);
+        assert_string_equal(c->rules[0].unit, "app-steam*.scope");
+        assert_int_equal(c->rules[0].class_index, 4);
+        config_free(c);
+}
+
+static void test_dropins_in_order(void **state) {
+        const char *dir = *state;
+        char main_file[4096], dropins[4096];
+        Config *c = NULL;
+        char *error = NULL;
+
+        snprintf(main_file, sizeof(main_file), "%s/boostd.conf", dir);
+        snprintf(dropins, sizeof(dropins), "%s/boostd.conf.d", dir);
+        write_file(dir, "boostd.conf", "[Class:games]\nBoost=10\n[Rule:a]\nComm=a\nClass=games\n");
+        mkdirs(dir, "boostd.conf.d");
+        write_file(dir, "boostd.conf.d/20-b.conf", "[Class:games]\nBoostAC=30\n");
+        write_file(dir, "boostd.conf.d/10-a.conf", "[Class:games]\nBoostAC=20\n[Rule:b]\nComm=b\nClass=root\n");
+        write_file(dir, "boostd.conf.d/ignored.txt", "garbage\n");
+        assert_int_equal(config_load(main_file, false, dropins, &c, &error), 0);
+        assert_null(error);
+        /* 20-b.conf is read last and amends the class */
+        assert_int_equal(c->classes[config_find_class(c, "games")].boost[POWER_AC], 30);
+        assert_int_equal(c->classes[config_find_class(c, "games")].boost[POWER_BATTERY], 10);
+        assert_int_equal(c->n_rules, 2);
+        assert_string_equal(c->rules[1].name, "b");
+        config_free(c);
+
+        /* a missing optional main file leaves the defaults */
+        snprintf(main_file, sizeof(main_file), "%s/nonexistent.conf", dir);
+        assert_int_equal(config_load(main_file, true, NULL, &c, &error), 0);
+        config_free(c);
+        assert_int_equal(config_load(main_file, false, NULL, &c, &error), -ENOENT);
+        assert_non_null(strstr(error, "nonexistent.conf: cannot open"));
+        free(error);
+}
+
+typedef struct BadCase {
+        const char *text;
+        int error;
+        const char *message;    /* after "FILE:" */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+        { "[Foo]\nA=1\n", -EINVAL, "1: unknown section [Foo]" },
+        { "[Daemon]\nFrobnicate=1\n", -EINVAL, "2: unknown key 'Frobnicate' in section [Daemon]" },
+        { "[Class:games]\nBoostAC=101\n", -ERANGE, "2: BoostAC=101: value out of range 0..100" },
+        { "[Class:games]\nBoostBattery=-1\n", -EINVAL, "2: BoostBattery=-1: not a number" },
+        { "[Class:games]\nBoost=abc\n", -EINVAL, "2: Boost=abc: not a number" },
+        { "[Class:games]\nBoostLow=1\n", -EINVAL, "2: unknown key 'BoostLow' in section [Class:games]" },
+        { "[Class:games]\nBoost=1\n\n[Class:games]\nBoost=2\n", -EEXIST, "4: duplicate class 'games'" },
+        { "[Rule:a]\nComm=x\nClass=a\n[Rule:a]\n", -EEXIST, "4: duplicate rule 'a'" },
+        { "[Class:Games]\n", -EINVAL, "1: invalid class name 'Games' (1-31 characters of a-z, 0-9, '_', '-')" },
+        { "[Rule:x]\nComm=foo\nClass=nope\n", -ENOENT, "3: rule 'x' names unknown class 'nope'" },
+        { "[Rule:x]\nClass=root\n", -EINVAL, "1: rule 'x' has no match key (Unit=, Slice=, Comm=, Exe= or User=)" },
+        { "[Rule:x]\nComm=foo\n", -EINVAL, "1: rule 'x' has no Class=" },
+        { "[Rule:x]\nExe=bin/foo\nClass=root\n", -EINVAL, "2: Exe=bin/foo: not an absolute path or glob" },
+        { "[Rule:x]\nComm=averyveryverylongname\nClass=root\n", -EINVAL,
+          "2: Comm=averyveryverylongname: longer than the kernel's 15 characters, can never match" },
+        { "[Daemon]\nBackend=turbo\n", -EINVAL, "2: Backend=turbo: expected auto, schedtune, uclamp or none" },
+        { "[Daemon]\nMountPoint=dev/stune\n", -EINVAL, "2: MountPoint=dev/stune: not an absolute path" },
+        { "[Daemon]\nLogLevel=loud\n", -EINVAL, "2: LogLevel=loud: expected err, warning, notice, info or debug" },
+        { "[Daemon]\nMaxHoldsPerClient=0\n", -ERANGE, "2: MaxHoldsPerClient=0: value out of range 1..1024" },
+        { "[Daemon]\nRestoreOnStop=maybe\n", -EINVAL, "2: RestoreOnStop=maybe: expected zero or found" },
+        { "[Daemon]\nBackend=\n", -EINVAL, "2: Backend=: expected auto, schedtune, uclamp or none" },
+        { "Backend=none\n", -EINVAL, "1: key 'Backend' outside of any section" },
+        { "[Daemon]\nthis is not a key\n", -EBADMSG, "2: syntax error: expected [Section], Key=Value or a comment" },
+        { "[Class:c1]\n[Class:c2]\n[Class:c3]\n[Class:c4]\n[Class:c5]\n[Class:c6]\n[Class:c7]\n"
+          "[Class:c8]\n[Class:c9]\n[Class:c10]\n[Class:c11]\n[Class:c12]\n[Class:c13]\n",
+          -ENOSPC, "13: too many classes: the kernel allows 16 groups counting root" },
+};
+
+static void test_bad_lines(void **state) {
+        const char *dir = *state;
+
+        for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+                char expected[1024];
+                Config *c = NULL;
+                char *error = NULL;
+                int r;
+
+                r = load_one(dir, bad_cases[i].text, &c, &error);
+                snprintf(expected, sizeof(expected), "%s/test.conf:%s", dir, bad_cases[i].message);
+                if (!error || strcmp(error, expected) != 0)
+                        fprintf(stderr, "case %zu: got '%s', want '%s'\n", i, error, expected);
+                assert_non_null(error);
+                assert_string_equal(error, expected);
+                assert_int_equal(r, bad_cases[i].error);
+                assert_null(c);
+                free(error);
+        }
+}
+
+static void test_twelve_classes_fit(void **state) {
+        Config *c = NULL;
+        char *error = NULL;
+
+        /* root + 3 built-in + 12 = 16 groups: the kernel's limit, allowed */
+        assert_int_equal(load_one(*state,
+                                  "[Class:c1]\n[Class:c2]\n[Class:c3]\n[Class:c4]\n[Class:c5]\n"
+                                  "[Class:c6]\n[Class:c7]\n[Class:c8]\n[Class:c9]\n[Class:c10]\n"
+                                  "[Class:c11]\n[Class:c12]\n", &c, &error), 0);
+        assert_int_equal(c->n_classes, GROUPS_MAX);
+        config_free(c);
+}
+
+static void test_power_state_names(void **state) {
+        (void) state;
+        assert_string_equal(power_state_to_string(POWER_AC), "ac");
+        assert_string_equal(power_state_to_string(POWER_BATTERY), "battery");
+        assert_string_equal(power_state_to_string(POWER_LOW), "low");
+        assert_null(power_state_to_string(_POWER_STATE_MAX));
+        assert_int_equal(power_state_from_string("low"), POWER_LOW);
+        assert_int_equal(power_state_from_string("mains"), _POWER_STATE_INVALID);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_defaults),
+                cmocka_unit_test(test_shipped_config),
+                cmocka_unit_test(test_power_state_names),
+                cmocka_unit_test_setup_teardown(test_good_file, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dropins_in_order, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_twelve_classes_fit, setup, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The argument checks behind every D-Bus method, on a manager without a
+ * bus: each bad input gets its named error and changes nothing. */
+#include "tests.h"
+
+#include "boost-errors.h"
+#include "log.h"
+#include "manager.h"
+
+static const char *const classes[] = { "background", "interactive", "performance" };
+
+typedef struct Fixture {
+        char *root;
+        Manager *m;
+} Fixture;
+
+static int setup(void **state) {
+        Fixture *f = calloc(1, sizeof(Fixture));
+        ManagerOptions o = {};
+        char *error = NULL;
+
+        f->root = tmpdir_new();
+        make_schedtune_tree(f->root, classes, 3);
+        mkdirs(f->root, "etc");
+        o.root = f->root;
+        assert_int_equal(manager_new(&o, &f->m, &error), 0);
+        assert_null(error);
+        assert_int_equal(manager_start(f->m), 0);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fixture *f = *state;
+
+        manager_free(f->m);
+        tmpdir_free(f->root);
+        free(f);
+        return 0;
+}
+
+static int boost_of(Fixture *f, const char *group) {
+        char p[256];
+
+        snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", group);
+        return read_int(f->root, p);
+}
+
+static void expect_error(int r, sd_bus_error *e, int want_r, const char *want_name) {
+        assert_int_equal(r, want_r);
+        assert_non_null(e->name);
+        assert_string_equal(e->name, want_name);
+        assert_non_null(e->message);
+        sd_bus_error_free(e);
+}
+
+static void test_started(void **state) {
+        Fixture *f = *state;
+
+        assert_string_equal(backend_name(f->m->backend), "schedtune");
+        assert_int_equal(f->m->n_groups, 4);
+        assert_int_equal(boost_of(f, "performance"), 50);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+}
+
+static void test_set_get_boost(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        unsigned base, eff;
+
+        assert_int_equal(manager_set_boost(f->m, "interactive", 30, &e), 0);
+        assert_false(sd_bus_error_is_set(&e));
+        assert_int_equal(boost_of(f, "interactive"), 30);
+
+        expect_error(manager_set_boost(f->m, "interactive", 101, &e), &e, -ERANGE,
+                     BOOST_ERROR_INVALID_BOOST);
+        expect_error(manager_set_boost(f->m, "interactive", UINT32_MAX, &e), &e, -ERANGE,
+                     BOOST_ERROR_INVALID_BOOST);
+        expect_error(manager_set_boost(f->m, "games", 1, &e), &e, -ENOENT,
+                     BOOST_ERROR_UNKNOWN_GROUP);
+        expect_error(manager_set_boost(f->m, "", 1, &e), &e, -ENOENT, BOOST_ERROR_UNKNOWN_GROUP);
+        assert_int_equal(boost_of(f, "interactive"), 30);
+
+        assert_int_equal(manager_get_boost(f->m, "interactive", &base, &eff, &e), 0);
+        assert_int_equal(base, 30);
+        assert_int_equal(eff, 30);
+        expect_error(manager_get_boost(f->m, "nope", &base, &eff, &e), &e, -ENOENT,
+                     BOOST_ERROR_UNKNOWN_GROUP);
+        /* a NULL error is allowed */
+        assert_int_equal(manager_set_boost(f->m, "nope", 1, NULL), -ENOENT);
+}
+
+static void test_classify(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        pid_t pid = spawn_sleeper();
+
+        expect_error(manager_classify(f->m, pid, "nope", &e), &e, -ENOENT, BOOST_ERROR_UNKNOWN_GROUP);
+        expect_error(manager_classify(f->m, 0, "performance", &e), &e, -ESRCH,
+                     BOOST_ERROR_NO_SUCH_PROCESS);
+        expect_error(manager_classify(f->m, -5, "performance", &e), &e, -ESRCH,
+                     BOOST_ERROR_NO_SUCH_PROCESS);
+        expect_error(manager_classify(f->m, dead_pid(), "performance", &e), &e, -ESRCH,
+                     BOOST_ERROR_NO_SUCH_PROCESS);
+        assert_int_equal(f->m->journal->n_classified, 0);
+
+        assert_int_equal(manager_classify(f->m, pid, "performance", &e), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/performance/cgroup.procs"), pid);
+        assert_int_equal(f->m->journal->n_classified, 1);
+        assert_int_equal(manager_classify(f->m, pid, "root", &e), 0);
+        assert_int_equal(f->m->journal->n_classified, 0);
+        kill_sleeper(pid);
+}
+
+static void test_set_foreground(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        pid_t a = spawn_sleeper(), b = spawn_sleeper();
+
+        expect_error(manager_set_foreground(f->m, dead_pid(), &e), &e, -ESRCH,
+                     BOOST_ERROR_NO_SUCH_PROCESS);
+        expect_error(manager_set_foreground(f->m, 0, &e), &e, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS);
+        assert_int_equal(manager_set_foreground(f->m, a, &e), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/cgroup.procs"), a);
+        assert_int_equal(manager_set_foreground(f->m, b, &e), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/cgroup.procs"), b);
+        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), a);
+        assert_int_equal(f->m->foreground.pid, b);
+        kill_sleeper(a);
+        kill_sleeper(b);
+}
+
+static void test_hold_release(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        char reason[HOLD_REASON_MAX + 10];
+        uint32_t cookie = 0, c2;
+        unsigned base, eff;
+
+        expect_error(manager_hold(f->m, "interactive", 101, 0, "", ":1.1", 1000, &cookie, &e), &e,
+                     -ERANGE, BOOST_ERROR_INVALID_BOOST);
+        expect_error(manager_hold(f->m, "nope", 10, 0, "", ":1.1", 1000, &cookie, &e), &e,
+                     -ENOENT, BOOST_ERROR_UNKNOWN_GROUP);
+        memset(reason, 'r', sizeof(reason) - 1);
+        reason[sizeof(reason) - 1] = '\0';
+        expect_error(manager_hold(f->m, "interactive", 10, 0, reason, ":1.1", 1000, &cookie, &e),
+                     &e, -EINVAL, BOOST_ERROR_INVALID_ARGS);
+        assert_int_equal(f->m->holds.n, 0);
+
+        assert_int_equal(manager_hold(f->m, "interactive", 70, 0, "test", ":1.1", 1000, &cookie, &e), 0);
+        assert_int_not_equal(cookie, 0);
+        assert_int_equal(boost_of(f, "interactive"), 70);
+        assert_int_equal(manager_get_boost(f->m, "interactive", &base, &eff, NULL), 0);
+        assert_int_equal(base, 10);
+        assert_int_equal(eff, 70);
+        /* the cookies are random and distinct */
+        assert_int_equal(manager_hold(f->m, "interactive", 20, 0, "", ":1.1", 1000, &c2, &e), 0);
+        assert_int_not_equal(cookie, c2);
+
+        /* not the holder, or no such cookie: the same answer */
+        expect_error(manager_release(f->m, cookie, ":1.2", &e), &e, -ENOENT, BOOST_ERROR_NO_SUCH_HOLD);
+        expect_error(manager_release(f->m, cookie ^ 1, ":1.1", &e), &e, -ENOENT,
+                     BOOST_ERROR_NO_SUCH_HOLD);
+        assert_int_equal(boost_of(f, "interactive"), 70);
+        assert_int_equal(manager_release(f->m, cookie, ":1.1", &e), 0);
+        assert_int_equal(boost_of(f, "interactive"), 20);
+        assert_int_equal(manager_release(f->m, c2, ":1.1", &e), 0);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+}
+
+static void test_too_many_holds(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        uint32_t cookie;
+
+        for (unsigned i = 0; i < HOLDS_PER_CLIENT_DEFAULT; i++)
+                assert_int_equal(manager_hold(f->m, "background", i, 0, "", ":1.1", 0, &cookie, &e), 0);
+        expect_error(manager_hold(f->m, "background", 99, 0, "", ":1.1", 0, &cookie, &e), &e,
+                     -EUSERS, BOOST_ERROR_TOO_MANY_HOLDS);
+        assert_int_equal(boost_of(f, "background"), HOLDS_PER_CLIENT_DEFAULT - 1);
+        /* another client still may */
+        assert_int_equal(manager_hold(f->m, "background", 99, 0, "", ":1.2", 0, &cookie, &e), 0);
+        assert_int_equal(boost_of(f, "background"), 99);
+}
+
+static void test_hold_timeout(void **state) {
+        Fixture *f = *state;
+        uint32_t cookie;
+
+        assert_int_equal(manager_hold(f->m, "performance", 90, 30, "", ":1.1", 0, &cookie, NULL), 0);
+        assert_int_equal(boost_of(f, "performance"), 90);
+        for (int i = 0; i < 100 && f->m->holds.n > 0; i++)
+                assert_true(sd_event_run(f->m->event, 100 * 1000) >= 0);
+        assert_int_equal(f->m->holds.n, 0);
+        assert_int_equal(boost_of(f, "performance"), 50);
+}
+
+static void test_mode(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+
+        expect_error(manager_set_mode(f->m, "turbo", &e), &e, -EINVAL, BOOST_ERROR_INVALID_MODE);
+        expect_error(manager_set_mode(f->m, "", &e), &e, -EINVAL, BOOST_ERROR_INVALID_MODE);
+        assert_int_equal(f->m->mode, MODE_AUTO);
+        assert_int_equal(manager_set_mode(f->m, "manual", &e), 0);
+        assert_int_equal(f->m->mode, MODE_MANUAL);
+        assert_true(f->m->journal->manual);
+}
+
+static void test_power_state(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(manager_set_power_state(f->m, POWER_BATTERY), 0);
+        assert_int_equal(boost_of(f, "interactive"), 5);
+        assert_int_equal(boost_of(f, "performance"), 30);
+        assert_int_equal(manager_set_power_state(f->m, POWER_LOW), 0);
+        assert_int_equal(boost_of(f, "performance"), 10);
+        assert_int_equal(manager_set_power_state(f->m, _POWER_STATE_MAX), -EINVAL);
+        assert_int_equal(manager_set_power_state(f->m, POWER_AC), 0);
+        assert_int_equal(boost_of(f, "performance"), 50);
+}
+
+static void test_reload(void **state) {
+        Fixture *f = *state;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        char msg[4096];
+
+        assert_int_equal(manager_set_boost(f->m, "background", 8, NULL), 0);
+        write_file(f->root, "etc/boostd.conf", "[Class:interactive]\nBoostAC=15\n");
+        assert_int_equal(manager_reload(f->m, &e), 0);
+        assert_int_equal(boost_of(f, "interactive"), 15);
+        assert_int_equal(boost_of(f, "background"), 8);         /* API value kept */
+
+        write_file(f->root, "etc/boostd.conf", "[Class:interactive]\nBoostAC=15\nBoostBattery=x\n");
+        snprintf(msg, sizeof(msg), "%s/etc/boostd.conf:3: BoostBattery=x: not a number", f->root);
+        assert_int_equal(manager_reload(f->m, &e), -EINVAL);
+        assert_string_equal(e.name, BOOST_ERROR_INVALID_CONFIG);
+        assert_string_equal(e.message, msg);
+        sd_bus_error_free(&e);
+        assert_int_equal(boost_of(f, "interactive"), 15);
+        assert_int_equal(f->m->config->classes[2].boost[POWER_AC], 15);
+}
+
+static void test_stop_restores_and_restart(void **state) {
+        Fixture *f = *state;
+        ManagerOptions o = { .root = f->root };
+        char *error = NULL;
+        pid_t pid = spawn_sleeper();
+
+        assert_int_equal(manager_set_boost(f->m, "performance", 77, NULL), 0);
+        assert_int_equal(manager_classify(f->m, pid, "background", NULL), 0);
+        assert_int_equal(manager_stop(f->m), 0);
+        assert_int_equal(boost_of(f, "performance"), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
+        f->m = manager_free(f->m);
+
+        assert_int_equal(manager_new(&o, &f->m, &error), 0);
+        assert_int_equal(manager_start(f->m), 0);
+        assert_int_equal(boost_of(f, "performance"), 77);
+        assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), pid);
+        kill_sleeper(pid);
+}
+
+static void test_invalid_config_at_start(void **state) {
+        char *root = tmpdir_new(), *error = NULL, want[4096];
+        ManagerOptions o = { .root = root };
+        Manager *m = NULL;
+
+        (void) state;
+        mkdirs(root, "etc/boostd.conf.d");
+        write_file(root, "etc/boostd.conf.d/50-x.conf", "[Rule:r]\nUser=1000\nClass=ghost\n");
+        assert_int_equal(manager_new(&o, &m, &error), -ENOENT);
+        assert_null(m);
+        snprintf(want, sizeof(want), "%s/etc/boostd.conf.d/50-x.conf:3: rule 'r' names unknown class 'ghost'",
+                 root);
+        assert_string_equal(error, want);
+        free(error);
+        tmpdir_free(root);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_started, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_set_get_boost, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_classify, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_set_foreground, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_hold_release, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_too_many_holds, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_hold_timeout, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mode, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_power_state, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stop_restores_and_restart, setup, teardown),
+                cmocka_unit_test(test_invalid_config_at_start),
+        };
+
+        log_set_max_level(LOG_CRIT);
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

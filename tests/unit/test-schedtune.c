@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The schedtune backend against a temporary tree laid out like a mounted
+ * controller: probe, writes, moves, restore on stop, adoption after a
+ * crash. */
+#include "tests.h"
+
+#include "backend.h"
+#include "log.h"
+
+static const char *const groups[] = { "root", "background", "interactive", "performance" };
+#define N_GROUPS (sizeof(groups) / sizeof(groups[0]))
+
+typedef struct Fixture {
+        char *root;
+        char run[4096];
+        Journal *journal;
+        Backend *backend;
+} Fixture;
+
+static Backend *new_backend(Fixture *f, bool restore_found) {
+        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->journal, restore_found);
+
+        assert_non_null(b);
+        b->vt = &backend_schedtune;
+        return b;
+}
+
+static int setup(void **state) {
+        Fixture *f = calloc(1, sizeof(Fixture));
+
+        f->root = tmpdir_new();
+        make_schedtune_tree(f->root, groups + 1, N_GROUPS - 1);
+        snprintf(f->run, sizeof(f->run), "%s/run/boostd", f->root);
+        f->journal = journal_new(f->run);
+        f->backend = new_backend(f, false);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fixture *f = *state;
+
+        backend_free(f->backend);
+        journal_free(f->journal);
+        tmpdir_free(f->root);
+        free(f);
+        return 0;
+}
+
+static void test_probe(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(backend_schedtune.probe(f->backend), PROBE_SUCCESS);
+        write_file(f->root, "proc/cgroups", "#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpu\t0\t1\t1\n");
+        assert_int_equal(backend_schedtune.probe(f->backend), PROBE_FAIL);
+        write_file(f->root, "proc/cgroups", "schedtune\t0\t1\t0\n");
+        assert_int_equal(backend_schedtune.probe(f->backend), PROBE_FAIL);
+        {
+                char p[4096];
+
+                snprintf(p, sizeof(p), "%s/proc/cgroups", f->root);
+                assert_int_equal(unlink(p), 0);
+        }
+        assert_int_equal(backend_schedtune.probe(f->backend), PROBE_DEFER);
+        /* auto falls through to none; asking for schedtune fails */
+        assert_int_equal(backend_select(f->backend, "schedtune"), -EOPNOTSUPP);
+        assert_int_equal(backend_select(f->backend, "auto"), 0);
+        assert_string_equal(backend_name(f->backend), "none");
+}
+
+static void test_start_adopts_and_records(void **state) {
+        Fixture *f = *state;
+        char buf[4096];
+
+        write_file(f->root, "dev/stune/schedtune.boost", "5\n");
+        write_file(f->root, "dev/stune/performance/schedtune.boost", "12\n");
+        assert_int_equal(backend_select(f->backend, "auto"), 0);
+        assert_string_equal(backend_name(f->backend), "schedtune");
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        assert_false(f->backend->mounted);
+        assert_int_equal(f->journal->n_groups, N_GROUPS);
+        assert_int_equal(journal_get_group(f->journal, "root", false)->found, 5);
+        assert_int_equal(journal_get_group(f->journal, "performance", false)->found, 12);
+        assert_false(journal_get_group(f->journal, "performance", false)->created);
+        /* recorded on disk before any change */
+        assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
+        assert_non_null(strstr(buf, "group root 5 -1 0"));
+        assert_non_null(strstr(buf, "group performance 12 -1 0"));
+}
+
+/* Plays the kernel: mkdir on cgroupfs makes the group's files. */
+static int fake_make_group(const char *path) {
+        char p[4096];
+
+        if (mkdir(path, 0755) < 0)
+                return -errno;
+        snprintf(p, sizeof(p), "%s/schedtune.boost", path);
+        write_file("", p + 1, "0\n");
+        snprintf(p, sizeof(p), "%s/cgroup.procs", path);
+        write_file("", p + 1, "");
+        return 0;
+}
+
+static int fake_make_group_full(const char *path) {
+        (void) path;
+        return -ENOSPC;
+}
+
+static int fake_make_group_nested(const char *path) {
+        (void) path;
+        return -EINVAL;
+}
+
+static void test_start_creates_groups(void **state) {
+        Fixture *f = *state;
+        const char *const more[] = { "root", "games" };
+
+        f->backend->make_group = fake_make_group;
+        assert_int_equal(f->backend->vt->start(f->backend, more, 2), 0);
+        assert_true(journal_get_group(f->journal, "games", false)->created);
+        assert_int_equal(f->backend->vt->apply(f->backend, "games", 33), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/games/schedtune.boost"), 33);
+}
+
+static void test_start_group_limit(void **state) {
+        Fixture *f = *state;
+        const char *const more[] = { "root", "games" };
+
+        f->backend->make_group = fake_make_group_full;
+        assert_int_equal(f->backend->vt->start(f->backend, more, 2), -ENOSPC);
+        f->backend->make_group = fake_make_group_nested;
+        assert_int_equal(f->backend->vt->start(f->backend, more, 2), -EINVAL);
+}
+
+static void test_apply_and_attach(void **state) {
+        Fixture *f = *state;
+        pid_t pid = spawn_sleeper();
+        ProcessId id = { .pid = pid };
+        char buf[4096];
+
+        assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        assert_int_equal(f->backend->vt->apply(f->backend, "interactive", 25), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 25);
+        assert_int_equal(journal_get_group(f->journal, "interactive", false)->wrote, 25);
+        /* a group that vanished underneath gives an error */
+        assert_int_equal(f->backend->vt->apply(f->backend, "nope", 25), -ENOENT);
+
+        assert_int_equal(f->backend->vt->attach(f->backend, "performance", &id), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/performance/cgroup.procs"), pid);
+        assert_int_equal(f->journal->n_placed, 1);
+        assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
+        assert_non_null(strstr(buf, "placed"));
+        assert_int_equal(f->backend->vt->attach(f->backend, "root", &id), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
+        assert_int_equal(f->journal->n_placed, 0);
+        kill_sleeper(pid);
+}
+
+static void test_restore_on_stop(void **state) {
+        Fixture *f = *state;
+        pid_t pid = spawn_sleeper(), gone = spawn_sleeper();
+        ProcessId id = { .pid = pid }, gid = { .pid = gone };
+        char buf[64];
+
+        write_file(f->root, "dev/stune/schedtune.boost", "4\n");
+        write_file(f->root, "dev/stune/background/schedtune.boost", "3\n");
+        assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
+        assert_int_equal(proc_get_start_time("/proc", gone, &gid.start_time), 0);
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        for (size_t i = 0; i < N_GROUPS; i++)
+                assert_int_equal(f->backend->vt->apply(f->backend, groups[i], 20 + (unsigned) i), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &gid), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &id), 0);
+        kill_sleeper(gone);
+        /* someone sets performance by hand */
+        write_file(f->root, "dev/stune/performance/schedtune.boost", "99\n");
+
+        assert_int_equal(f->backend->vt->restore(f->backend), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/schedtune.boost"), 4);     /* found */
+        assert_int_equal(read_int(f->root, "dev/stune/background/schedtune.boost"), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/performance/schedtune.boost"), 99);
+        /* the live process went back to root, the dead one was not written */
+        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
+        assert_int_equal(f->journal->n_groups, 0);
+        assert_null(read_file(f->run, "journal", buf, sizeof(buf)));
+        kill_sleeper(pid);
+}
+
+static void test_restore_found(void **state) {
+        Fixture *f = *state;
+
+        backend_free(f->backend);
+        f->backend = new_backend(f, true);
+        write_file(f->root, "dev/stune/background/schedtune.boost", "3\n");
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        assert_int_equal(f->backend->vt->apply(f->backend, "background", 50), 0);
+        assert_int_equal(f->backend->vt->restore(f->backend), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/background/schedtune.boost"), 3);
+}
+
+static void test_adoption_after_crash(void **state) {
+        Fixture *f = *state;
+        pid_t pid = spawn_sleeper();
+        ProcessId id = { .pid = pid };
+        Journal *j2;
+        Backend *b2;
+
+        write_file(f->root, "dev/stune/schedtune.boost", "6\n");
+        assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        assert_int_equal(f->backend->vt->apply(f->backend, "root", 30), 0);
+        assert_int_equal(f->backend->vt->apply(f->backend, "interactive", 40), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &id), 0);
+        /* crash: no restore; a new instance reads the journal */
+
+        j2 = journal_new(f->run);
+        assert_int_equal(journal_load(j2), 1);
+        b2 = backend_new(f->root, "/dev/stune", "/proc", j2, false);
+        b2->vt = &backend_schedtune;
+        assert_int_equal(b2->vt->start(b2, groups, N_GROUPS), 0);
+        /* what was found before the first run's change, not the current 30 */
+        assert_int_equal(journal_get_group(j2, "root", false)->found, 6);
+        assert_int_equal(j2->n_placed, 1);
+        assert_int_equal(b2->vt->restore(b2), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/schedtune.boost"), 6);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
+        backend_free(b2);
+        journal_free(j2);
+        kill_sleeper(pid);
+}
+
+static void test_mount_needed_but_impossible(void **state) {
+        Fixture *f = *state;
+        char p[4096], buf[8192];
+
+        /* no hierarchy under the prefix, and this kernel cannot mount one */
+        if (read_file("", "proc/cgroups", buf, sizeof(buf)) && strstr(buf, "schedtune"))
+                skip();
+        snprintf(p, sizeof(p), "%s/dev/stune/schedtune.boost", f->root);
+        assert_int_equal(unlink(p), 0);
+        assert_true(f->backend->vt->start(f->backend, groups, N_GROUPS) < 0);
+        assert_null(f->backend->path);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_start_adopts_and_records, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_start_creates_groups, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_start_group_limit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_apply_and_attach, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_restore_on_stop, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_restore_found, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_adoption_after_crash, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mount_needed_but_impossible, setup, teardown),
+        };
+
+        log_set_max_level(LOG_CRIT);
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

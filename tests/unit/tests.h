@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Shared fixtures of the unit tests: temporary trees and files. */
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static inline char *tmpdir_new(void) {
+        char *d = strdup("/tmp/boostd-unit-XXXXXX");
+
+        if (!d || !mkdtemp(d))
+                abort();
+        return d;
+}
+
+static inline int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) st, (void) flag, (void) ftw;
+        return remove(p);
+}
+
+static inline void tmpdir_free(char *d) {
+        if (!d)
+                return;
+        (void) nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        free(d);
+}
+
+static inline void mkdirs(const char *root, const char *rel) {
+        char p[8192];
+
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        for (char *s = p + strlen(root) + 1; *s; s++)
+                if (*s == '/') {
+                        *s = '\0';
+                        (void) mkdir(p, 0755);
+                        *s = '/';
+                }
+        (void) mkdir(p, 0755);
+}
+
+static inline void write_file(const char *root, const char *rel, const char *fmt, ...) {
+        char p[8192];
+        FILE *f;
+        va_list ap;
+
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        f = fopen(p, "w");
+        assert_non_null(f);
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        assert_int_equal(fclose(f), 0);
+}
+
+/* Returns the file's content, trailing newline stripped, in a static
+ * buffer per call site's use (copy if needed). */
+static inline const char *read_file(const char *root, const char *rel, char *buf, size_t size) {
+        char p[8192];
+        FILE *f;
+        size_t n;
+
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        f = fopen(p, "r");
+        if (!f)
+                return NULL;
+        n = fread(buf, 1, size - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        while (n > 0 && buf[n - 1] == '\n')
+                buf[--n] = '\0';
+        return buf;
+}
+
+static inline int read_int(const char *root, const char *rel) {
+        char buf[64];
+
+        assert_non_null(read_file(root, rel, buf, sizeof(buf)));
+        return atoi(buf);
+}
+
+/* A child that sleeps until killed, and one that has exited. */
+static inline pid_t spawn_sleeper(void) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                for (;;)
+                        pause();
+        }
+        return pid;
+}
+
+static inline void kill_sleeper(pid_t pid) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+static inline pid_t dead_pid(void) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(0);
+        waitpid(pid, NULL, 0);
+        return pid;
+}
+
+/* A tree like a kernel with SchedTune mounted at dev/stune. */
+static inline void make_schedtune_tree(const char *root, const char *const *groups, size_t n) {
+        mkdirs(root, "proc");
+        write_file(root, "proc/cgroups",
+                   "#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpu\t0\t1\t1\nschedtune\t3\t1\t1\n");
+        mkdirs(root, "dev/stune");
+        write_file(root, "dev/stune/schedtune.boost", "0\n");
+        write_file(root, "dev/stune/cgroup.procs", "");
+        for (size_t i = 0; i < n; i++) {
+                char p[512];
+
+                snprintf(p, sizeof(p), "dev/stune/%s", groups[i]);
+                mkdirs(root, p);
+                snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", groups[i]);
+                write_file(root, p, "0\n");
+                snprintf(p, sizeof(p), "dev/stune/%s/cgroup.procs", groups[i]);
+                write_file(root, p, "");
+        }
+}
