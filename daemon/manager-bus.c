@@ -80,6 +80,7 @@ static int polkit_reply_authorized(sd_bus_message *reply, sd_bus_error *error) {
         if (r < 0)
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
                                         "Cannot read the authorization result");
+        log_debug("polkit: authorized=%d challenge=%d", authorized, challenge);
         if (!authorized)
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Not authorized");
         return 1;
@@ -174,8 +175,10 @@ static int bus_authorize_sync(Manager *m, sd_bus_message *msg, const char *actio
         if (r < 0)
                 return r;
         r = sd_bus_call(m->bus, call, 5 * USEC_PER_SEC, NULL, &reply);
-        if (r < 0)
+        if (r < 0) {
+                log_warning_errno(r, "polkit check failed: %m");
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Authorization check failed");
+        }
         return polkit_reply_authorized(reply, error);
 }
 
@@ -465,7 +468,7 @@ static int property_set_mode(sd_bus *bus, const char *path, const char *interfac
 static const sd_bus_vtable boost_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_WRITABLE_PROPERTY("Mode", "s", property_get_string, property_set_mode, 0,
-                                 SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+                                 SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Backend", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("PowerState", "s", property_get_string, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

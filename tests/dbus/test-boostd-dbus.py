@@ -331,6 +331,28 @@ class BoostdTest(dbusmock.DBusTestCase):
         r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'GetBoost', 's', 'interactive')
         self.assertEqual(r.stdout.strip(), 'uu 33 33')
 
+    def test_unprivileged_mode_and_reload(self):
+        r = self.busctl_as('nobody', 'set-property', NAME, PATH, IFACE, 'Mode', 's', 'manual')
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(self.props.Get(IFACE, 'Mode'), 'auto')
+        r = self.boostctl('reload', user='nobody')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.polkit.SetAllowed(['org.boostd.set-boost'])
+        r = self.busctl_as('nobody', 'set-property', NAME, PATH, IFACE, 'Mode', 's', 'manual')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.props.Get(IFACE, 'Mode'), 'manual')
+        self.assertEqual(self.boostctl('reload', user='nobody').returncode, 0)
+
+    def test_foreground_rule_to_performance(self):
+        self.stop_daemon()
+        with open(f'{self.root}/etc/boostd.conf', 'w') as f:
+            f.write('[Rule:games]\nComm=sleep\nClass=performance\n')
+        self.start_daemon()
+        pid = self.spawn_sleep()
+        self.iface.SetForeground(dbus.UInt32(pid))
+        self.assertEqual(self.procs_file('performance'), [pid])
+        self.assertEqual(self.procs_file('interactive'), [])
+
     def test_unprivileged_classify(self):
         mine = self.spawn_sleep(user='nobody')
         roots = self.spawn_sleep()
@@ -374,6 +396,11 @@ class BoostdTest(dbusmock.DBusTestCase):
         self.assertEqual(r.returncode, 3)
         self.assertEqual(self.boostctl('mode', 'manual').returncode, 0)
         self.assertEqual(self.boostctl('mode').stdout.strip(), 'manual')
+        self.assertEqual(self.boostctl('mode', 'turbo').returncode, 5)
+        self.stop_daemon()
+        r = self.boostctl('status')
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.start_daemon()
 
     def test_reload(self):
         conf = f'{self.root}/etc/boostd.conf'
