@@ -191,7 +191,7 @@ static int run(const Args *a) {
                 r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
                 if (r < 0)
                         return log_error_errno(r, "Failed to watch signal %d: %m", signals[i]);
-                (void) sd_event_source_set_description(s, "signal");
+                (void) sd_event_source_set_description(s, signals[i] == SIGHUP ? "signal-reload" : "signal-exit");
                 (void) sd_event_source_set_floating(s, true);
                 sd_event_source_unref(s);
         }

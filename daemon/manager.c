@@ -604,6 +604,30 @@ void manager_drop_holds_of(Manager *m, void *userdata) {
         }
 }
 
+int manager_set_input_boost(Manager *m, const char *group, unsigned boost) {
+        int i = manager_find_group(m, group);
+
+        if (i < 0)
+                return i;
+        if (boost > BOOST_MAX)
+                return -ERANGE;
+        m->groups[i].policy.input = boost;
+        return manager_apply_all(m);
+}
+
+int manager_place_by_rules(Manager *m, pid_t pid) {
+        int g;
+
+        if (pid == m->foreground.pid && process_id_is_current(m->proc_root, &m->foreground) > 0)
+                return 0;
+        if (journal_pid_find(m->journal->classified, m->journal->n_classified, pid))
+                return 0;
+        g = manager_rules_class(m, pid);
+        if (g < 0)
+                return g;
+        return manager_move(m, pid, (size_t) g, false, NULL);
+}
+
 int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error) {
         Mode new;
 

@@ -90,6 +90,11 @@ int manager_release(Manager *m, uint32_t cookie, const char *owner, sd_bus_error
 int manager_reload(Manager *m, sd_bus_error *error);
 int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error);
 int manager_set_power_state(Manager *m, PowerState state);
+/* Hooks for event sources (auto mode): the input boost of a group, and
+ * placing a process where the rules say (an explicit Classify() and the
+ * foreground process keep their place). */
+int manager_set_input_boost(Manager *m, const char *group, unsigned boost);
+int manager_place_by_rules(Manager *m, pid_t pid);
 /* Drops the holds tracked by userdata (their client left the bus). */
 void manager_drop_holds_of(Manager *m, void *userdata);
 

@@ -220,6 +220,39 @@ static void test_power_state(void **state) {
         assert_int_equal(boost_of(f, "performance"), 50);
 }
 
+static void test_input_boost(void **state) {
+        Fixture *f = *state;
+        unsigned base, eff;
+
+        assert_int_equal(manager_set_input_boost(f->m, "interactive", 60), 0);
+        assert_int_equal(boost_of(f, "interactive"), 60);
+        assert_int_equal(manager_get_boost(f->m, "interactive", &base, &eff, NULL), 0);
+        assert_int_equal(base, 10);
+        assert_int_equal(eff, 60);
+        assert_int_equal(manager_set_input_boost(f->m, "interactive", 101), -ERANGE);
+        assert_int_equal(manager_set_input_boost(f->m, "nope", 1), -ENOENT);
+        assert_int_equal(manager_set_input_boost(f->m, "interactive", 0), 0);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+}
+
+static void test_place_by_rules(void **state) {
+        Fixture *f = *state;
+        pid_t a = spawn_sleeper(), b = spawn_sleeper();
+
+        /* the sleepers are forks of this binary: comm "test-manager" */
+        write_file(f->root, "etc/boostd.conf", "[Rule:me]\nComm=test-manag*\nClass=background\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(manager_place_by_rules(f->m, a), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), a);
+        /* an explicit Classify() keeps its place */
+        assert_int_equal(manager_classify(f->m, b, "performance", NULL), 0);
+        assert_int_equal(manager_place_by_rules(f->m, b), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/performance/cgroup.procs"), b);
+        assert_int_equal(manager_place_by_rules(f->m, dead_pid()), -ESRCH);
+        kill_sleeper(a);
+        kill_sleeper(b);
+}
+
 static void test_reload(void **state) {
         Fixture *f = *state;
         sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -289,6 +322,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_hold_timeout, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mode, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_power_state, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_input_boost, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_place_by_rules, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stop_restores_and_restart, setup, teardown),
                 cmocka_unit_test(test_invalid_config_at_start),
