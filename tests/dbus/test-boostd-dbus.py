@@ -446,6 +446,26 @@ class BoostdTest(dbusmock.DBusTestCase):
         os.unlink(f'{self.root}/etc/boostd.conf')
         self.start_daemon()
 
+    def test_check_config_and_mount_only(self):
+        env = dict(os.environ, BOOSTD_ROOT=self.root)
+        with open(f'{self.root}/etc/boostd.conf', 'w') as f:
+            f.write('[Class:games]\nBoost=70\n[Rule:g]\nComm=game*\nClass=games\n')
+        r = subprocess.run([BOOSTD, '--check-config'], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, f'{self.root}/etc/boostd.conf: ok (5 classes, 1 rules)\n')
+        bad = f'{self.root}/bad.conf'
+        with open(bad, 'w') as f:
+            f.write('[Daemon]\nBackend=schedtune\nMountPoint=relative\n')
+        r = subprocess.run([BOOSTD, '--check-config', bad], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, f'{bad}:3: MountPoint=relative: not an absolute path\n')
+        # the hierarchy is already there: --mount adopts it and changes nothing
+        r = subprocess.run([BOOSTD, '--mount'], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.boost_file('performance'), 50)
+        r = subprocess.run([BOOSTD, '--frobnicate'], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+
     def test_clean_stop_restores_and_restart_keeps_api_state(self):
         with open(f'{self.root}/dev/stune/schedtune.boost', 'w') as f:
             f.write('5\n')
