@@ -23,7 +23,7 @@ git_id=(-c user.name="SchedTune tests" -c user.email=schedtune-tests@localhost)
 end_marker="STUNE-TESTS-END"
 
 # Kernel log lines that fail a boot whatever the tests say.
-splat_re='WARNING:|BUG:|BUG |Oops|Kernel panic|Unable to handle kernel|'
+splat_re='\bWARNING:|\bBUG:|\bBUG |\bOops|Kernel panic|Unable to handle kernel|'
 splat_re+='possible recursive locking|possible circular locking|'
 splat_re+='inconsistent lock state|suspicious RCU usage|INFO: |'
 splat_re+='rcu_preempt detected stall|rcu_sched detected stall|'
@@ -183,10 +183,10 @@ step_config() {
 	fi
 	note "configuring $obj"
 	mkdir -p "$obj"
-	kmake allnoconfig >/dev/null
+	kmake allnoconfig >/dev/null 2>&1
 	(cd "$src" && ARCH=arm64 scripts/kconfig/merge_config.sh -m \
-		-O "$obj" "$obj/.config" "$fragment") > "$obj/merge_config.log"
-	kmake olddefconfig >/dev/null
+		-O "$obj" "$obj/.config" "$fragment") > "$obj/merge_config.log" 2>&1
+	kmake olddefconfig >/dev/null 2>&1
 	check_config
 	echo "$stamp" > "$obj/.stune-config.stamp"
 }
