@@ -427,6 +427,40 @@ static int freq_baseline(int cpu)
 	return 0;
 }
 
+/*
+ * uclamp.min 512 on the periodic task: schedutil asks for max(util, 512)
+ * while it is RUNNABLE. Shows on any 6.1 kernel that the sampling sees a
+ * mid-range request made at enqueue.
+ */
+int test_freq_baseline_uclamp(void)
+{
+	struct opp_table t;
+	struct periodic *p;
+	struct freq_check c;
+	int i, rc, cpu = 2;
+	long cap = cpu_capacity(cpu);
+
+	if (path_exists(STUNE_SYSCTL) && write_file(STUNE_SYSCTL, "0"))
+		return fail("cannot write 0 to %s", STUNE_SYSCTL);
+	if (opp_table_read(cpu, &t))
+		return -1;
+	p = periodic_new(cpu, BUSY_US, PERIOD_US, 4.0, NULL);
+	p->uclamp_min = 512;
+	rc = child_wait(periodic_start(p));
+	if (rc)
+		return fail("periodic task exited with %d", rc);
+	for (i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].util < 512)
+			p->samples[i].util = 512;
+	check_samples(p, &t, cap, 0, WARMUP_S, 1e9, 1, &c);
+	if (verdict(&c, &t, "uclamp.min 512")) {
+		log_samples(p, 10);
+		return -1;
+	}
+	log_samples(p, 40);
+	return 0;
+}
+
 int test_freq_baseline_root(void)
 {
 	int cpu, last = -1;

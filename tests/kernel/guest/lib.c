@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -507,6 +508,27 @@ struct periodic *periodic_new(int cpu, long busy_us, long period_us,
 	return p;
 }
 
+/* sched_setattr(2) with only the minimum utilisation clamp. */
+static int set_uclamp_min(int value)
+{
+	struct {
+		unsigned int size;
+		unsigned int sched_policy;
+		unsigned long long sched_flags;
+		int sched_nice;
+		unsigned int sched_priority;
+		unsigned long long sched_runtime, sched_deadline, sched_period;
+		unsigned int sched_util_min, sched_util_max;
+	} attr = {
+		.size = sizeof(attr),
+		/* SCHED_FLAG_KEEP_ALL | SCHED_FLAG_UTIL_CLAMP_MIN */
+		.sched_flags = 0x08 | 0x10 | 0x20,
+		.sched_util_min = value,
+	};
+
+	return syscall(SYS_sched_setattr, 0, &attr, 0) ? -errno : 0;
+}
+
 static void periodic_run(struct periodic *p)
 {
 	struct timespec next;
@@ -519,6 +541,8 @@ static void periodic_run(struct periodic *p)
 		_exit(3);
 	if (p->group && group_join(p->group, getpid()))
 		_exit(4);
+	if (p->uclamp_min > 0 && set_uclamp_min(p->uclamp_min))
+		_exit(5);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	if (p->start_delay_us) {
 		sleep_us(p->start_delay_us);

@@ -48,6 +48,7 @@ static const struct stune_test tests[] = {
 	STUNE_TEST_ENTRY(tracepoints_format, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(cpufreq_driver, BOOT_SMP | BOOT_ASYM, 30),
 	STUNE_TEST_ENTRY(freq_baseline_root, BOOT_SMP | BOOT_ASYM, 60),
+	STUNE_TEST_ENTRY(freq_baseline_uclamp, BOOT_SMP, 60),
 	STUNE_TEST_ENTRY(cpu_boost_runnable, BOOT_SMP, 60),
 	STUNE_TEST_ENTRY(cpu_boost_max_wins, BOOT_SMP, 60),
 	STUNE_TEST_ENTRY(cpu_boost_group_write, BOOT_SMP, 60),

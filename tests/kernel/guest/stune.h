@@ -111,6 +111,7 @@ struct periodic {
 	volatile int *flag;	/* sampled with each sample when set */
 	bool owns_flag;		/* set *flag to 1 while busy, 0 after */
 	long start_delay_us;
+	int uclamp_min;		/* applied when > 0 */
 	/* ramp: busy time grows from busy_us to busy_end_us */
 	long busy_end_us;
 	int max_samples;

@@ -17,6 +17,7 @@ int test_debugfs_format(void);
 int test_tracepoints_format(void);
 int test_cpufreq_driver(void);
 int test_freq_baseline_root(void);
+int test_freq_baseline_uclamp(void);
 int test_cpu_boost_runnable(void);
 int test_cpu_boost_max_wins(void);
 int test_cpu_boost_group_write(void);
