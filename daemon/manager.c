@@ -200,6 +200,8 @@ static const char *const *manager_group_names(Manager *m, const char **names) {
         return names;
 }
 
+static int manager_foreground_group(Manager *m, pid_t pid);
+
 /* Restores what the API set in an earlier run: mode, base boosts,
  * classified processes that still exist, the foreground process. */
 static void manager_restore_api_state(Manager *m) {
@@ -229,9 +231,14 @@ static void manager_restore_api_state(Manager *m) {
                                           (int) p->id.pid, p->group);
                 i++;
         }
-        if (j->foreground.pid > 0 && process_id_is_current(m->proc_root, &j->foreground) > 0)
+        if (j->foreground.pid > 0 && process_id_is_current(m->proc_root, &j->foreground) > 0) {
+                int g = manager_foreground_group(m, j->foreground.pid);
+
                 m->foreground = j->foreground;
-        else
+                if (g >= 0 && manager_attach(m, &j->foreground, (size_t) g) < 0)
+                        log_warning("Failed to move the foreground process %d back, ignoring.",
+                                    (int) j->foreground.pid);
+        } else
                 j->foreground = (ProcessId) {};
 }
 
@@ -407,22 +414,32 @@ static int manager_rules_class(Manager *m, pid_t pid) {
         return r;
 }
 
+/* The foreground process goes to interactive, unless a rule sends it to
+ * performance. */
+static int manager_foreground_group(Manager *m, pid_t pid) {
+        int inter = manager_find_group(m, "interactive");
+        int perf = manager_find_group(m, "performance");
+        int r = manager_rules_class(m, pid);
+
+        if (r < 0)
+                return r;
+        if (perf >= 0 && r == perf)
+                return perf;
+        return inter >= 0 ? inter : r;
+}
+
 int manager_set_foreground(Manager *m, pid_t pid, sd_bus_error *error) {
         _cleanup_(closep) int fd = -1;
         ProcessId id, old = m->foreground;
-        int perf, inter, target, r;
+        int target, r;
 
         r = manager_pin_process(m, pid, &id, &fd, error);
         if (r < 0)
                 return r;
-        inter = manager_find_group(m, "interactive");
-        perf = manager_find_group(m, "performance");
-        r = manager_rules_class(m, pid);
-        if (r < 0)
+        target = manager_foreground_group(m, pid);
+        if (target < 0)
                 return manager_set_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
                                          "No process %d", (int) pid);
-        /* interactive, unless a rule sends it to performance */
-        target = perf >= 0 && r == perf ? perf : inter >= 0 ? inter : r;
 
         r = manager_move(m, pid, (size_t) target, false, error);
         if (r < 0)

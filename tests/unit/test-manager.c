@@ -280,8 +280,11 @@ static void test_stop_restores_and_restart(void **state) {
         char *error = NULL;
         pid_t pid = spawn_sleeper();
 
+        pid_t fg = spawn_sleeper();
+
         assert_int_equal(manager_set_boost(f->m, "performance", 77, NULL), 0);
         assert_int_equal(manager_classify(f->m, pid, "background", NULL), 0);
+        assert_int_equal(manager_set_foreground(f->m, fg, NULL), 0);
         assert_int_equal(manager_stop(f->m), 0);
         assert_int_equal(boost_of(f, "performance"), 0);
         assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
@@ -291,7 +294,10 @@ static void test_stop_restores_and_restart(void **state) {
         assert_int_equal(manager_start(f->m), 0);
         assert_int_equal(boost_of(f, "performance"), 77);
         assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), pid);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/cgroup.procs"), fg);
+        assert_int_equal(f->m->foreground.pid, fg);
         kill_sleeper(pid);
+        kill_sleeper(fg);
 }
 
 static void test_invalid_config_at_start(void **state) {
