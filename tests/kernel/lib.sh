@@ -306,6 +306,7 @@ asym_dtb() {
 # boot NAME: run QEMU, log to $out/NAME.log; returns QEMU's time.
 boot_guest() {
 	local name=$1 log=$out/$1.log extra=() t0
+	qemu_rc=0
 	if [ "$name" = asym ]; then
 		extra=(-dtb "$(asym_dtb)")
 	fi
@@ -315,7 +316,7 @@ boot_guest() {
 		-kernel "$obj/arch/arm64/boot/Image" \
 		-initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyAMA0 panic=-1 log_buf_len=4M stune.boot=$name" \
-		< /dev/null > "$log" 2>&1 || true
+		< /dev/null > "$log" 2>&1 || qemu_rc=$?
 	timings+=("boot $name $(elapsed "$t0") s")
 }
 
@@ -365,7 +366,12 @@ judge() {
 	if grep -q "^$end_marker" "$clean"; then
 		res+=$'\n'"TEST end_marker: PASS"
 	else
-		res+=$'\n'"TEST end_marker: FAIL guest never printed $end_marker"
+		if [ "${qemu_rc:-0}" -eq 124 ] || [ "${qemu_rc:-0}" -eq 137 ]; then
+			r="QEMU killed after ${boot_timeout}s"
+		else
+			r="QEMU exited with status ${qemu_rc:-?}"
+		fi
+		res+=$'\n'"TEST end_marker: FAIL guest never printed $end_marker ($r)"
 	fi
 
 	while IFS= read -r line; do
