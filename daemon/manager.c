@@ -340,9 +340,11 @@ static int manager_pin_process(Manager *m, pid_t pid, ProcessId *ret_id, int *re
                 return manager_set_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
                                          "No process %d", (int) pid);
         fd = pidfd_open_pid(pid);
-        if (fd < 0 && fd != -ENOSYS)
+        if (fd == -ESRCH)
                 return manager_set_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
                                          "No process %d", (int) pid);
+        /* Without pidfds (old kernel, seccomp) the start time alone names
+         * the process. */
         ret_id->pid = pid;
         r = proc_get_start_time(m->proc_root, pid, &ret_id->start_time);
         if (r < 0)
@@ -369,6 +371,8 @@ static int manager_move(Manager *m, pid_t pid, size_t g, bool record, sd_bus_err
         if (r < 0)
                 return r;
         r = manager_attach(m, &id, g);
+        if (r >= 0 && fd < 0 && process_id_is_current(m->proc_root, &id) <= 0)
+                r = -ESRCH;
         if (r == -ESRCH || (r >= 0 && !pidfd_still_alive(fd)))
                 return manager_set_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
                                          "Process %d exited", (int) pid);
