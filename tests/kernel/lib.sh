@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154
 # SPDX-License-Identifier: GPL-2.0
 # Shared by tests/kernel/run and tests/kernel/bisect-check: tree, config,
 # kernel, module, guest programs, initramfs, QEMU boot and the verdict.
@@ -164,7 +165,7 @@ check_config() {
 			fi
 		elif ! grep -qxF "$line" "$obj/.config"; then
 			echo "config: $line did not stick (.config has:" \
-			     "$(grep -E "^(# )?$sym[= ]" "$obj/.config" ||
+			     "$(grep -E "^(# )?${sym}[= ]" "$obj/.config" ||
 				echo nothing))" >&2
 			bad=1
 		fi
@@ -325,7 +326,6 @@ judge() {
 	local name=$1 log=$out/$1.log clean=$out/$1.clean res t r
 	local pass=0 fail=0 line
 	tr -d '\r' < "$log" > "$clean"
-	results=()
 
 	# Guest tests: the results block if /init got that far, otherwise
 	# whatever TEST lines made it to the console.

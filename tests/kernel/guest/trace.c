@@ -161,8 +161,11 @@ static int check_margins(char *buf, int ramp_cpu, int ramp_boost,
 			 struct margin_stats *st)
 {
 	char *pos = buf, *ev;
-	long cpu, util, cap, boost, margin;
+	long cpu, util, cap, boost, margin, caps[MAX_CPUS];
+	int i;
 
+	for (i = 0; i < MAX_CPUS; i++)
+		caps[i] = i < nr_possible_cpus() ? cpu_capacity(i) : -1;
 	memset(st, 0, sizeof(*st));
 	st->min_util = 1L << 30;
 	while ((ev = next_event(&pos, "sched_tune_boost_util"))) {
@@ -179,11 +182,11 @@ static int check_margins(char *buf, int ramp_cpu, int ramp_boost,
 				    boost * (cap - util) / 100, ev);
 		if (util + margin > cap)
 			return fail("boosted util above cap: %s", ev);
-		if (cpu < 0 || cpu >= nr_possible_cpus())
+		if (cpu < 0 || cpu >= MAX_CPUS || caps[cpu] < 0)
 			return fail("bad cpu: %s", ev);
-		if (cap != cpu_capacity(cpu))
+		if (cap != caps[cpu])
 			return fail("cap %ld but cpu%ld capacity is %ld: %s",
-				    cap, cpu, cpu_capacity(cpu), ev);
+				    cap, cpu, caps[cpu], ev);
 		if (boost > 0)
 			st->boosted++;
 		if (cpu == ramp_cpu && boost == ramp_boost) {
