@@ -184,6 +184,7 @@ step_config() {
 	fi
 	note "configuring $obj"
 	mkdir -p "$obj"
+	rm -f "$obj/.stune-config.stamp"
 	kmake allnoconfig >/dev/null 2>&1
 	(cd "$src" && ARCH=arm64 scripts/kconfig/merge_config.sh -m \
 		-O "$obj" "$obj/.config" "$fragment") > "$obj/merge_config.log" 2>&1
