@@ -287,7 +287,9 @@ static void test_stop_restores_and_restart(void **state) {
         assert_int_equal(manager_set_foreground(f->m, fg, NULL), 0);
         assert_int_equal(manager_stop(f->m), 0);
         assert_int_equal(boost_of(f, "performance"), 0);
-        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
+        /* both went back to root (the fake file keeps the last write) */
+        assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), fg);
+        assert_int_equal(f->m->journal->n_placed, 0);
         f->m = manager_free(f->m);
 
         assert_int_equal(manager_new(&o, &f->m, &error), 0);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +98,8 @@ static inline pid_t spawn_sleeper(void) {
 
         assert_true(pid >= 0);
         if (pid == 0) {
+                /* dies with the test, even when an assertion jumps out */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 for (;;)
                         pause();
         }
