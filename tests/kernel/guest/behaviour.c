@@ -544,14 +544,15 @@ int test_freq_after_exit(void)
 }
 
 /*
- * A sampler in a boost 10 group and a busier task in a boost 60 group on
- * one CPU: whenever the boost 60 task is RUNNABLE the CPU boost is 60 and
- * the OPP at least what boost 60 asks for.
+ * A sampler in a boost 10 group on one CPU, first beside a spinner in a
+ * boost 60 group (always RUNNABLE), then alone: while the boost 60 task is
+ * RUNNABLE the CPU boost is 60 and the OPP at least what boost 60 asks
+ * for; alone, the CPU boost is 10.
  */
 int test_freq_max_wins(void)
 {
 	struct opp_table t;
-	struct periodic *a, *b;
+	struct periodic *a;
 	volatile int *flag = shared_alloc(sizeof(int));
 	int i, both = 0, both_boost = 0, both_freq = 0, alone = 0;
 	int alone_boost = 0, rc, cpu = 3;
@@ -563,17 +564,17 @@ int test_freq_max_wins(void)
 		      group_make("hi", 60));
 	if (opp_table_read(cpu, &t))
 		return -1;
-	b = periodic_new(cpu, 8000, PERIOD_US, 5.0, "hi");
-	b->flag = flag;
-	b->owns_flag = true;
 	a = periodic_new(cpu, BUSY_US, PERIOD_US, 5.0, "lo");
 	a->flag = flag;
 	a->sample_boost = true;
-	a->start_delay_us = 3000;
-	pb = periodic_start(b);
+	*flag = 1;
+	pb = spinner_start(cpu, "hi", 60);
 	pa = periodic_start(a);
+	sleep_us(2500000);
+	/* Samples from now on count as alone, a few may still see 60. */
+	*flag = 0;
+	child_kill(pb);
 	rc = child_wait(pa);
-	child_wait(pb);
 	if (rc)
 		return fail("sampler exited with %d", rc);
 	for (i = 0; i < a->nr_samples; i++) {
@@ -600,7 +601,9 @@ int test_freq_max_wins(void)
 	if (both_freq < MIN_GOOD * both)
 		return fail("both runnable: boost 60 OPP in only %d of %d samples",
 			    both_freq, both);
-	if (alone >= 10 && alone_boost < MIN_GOOD * alone)
+	if (alone < 10)
+		return fail("only %d samples of the sampler alone", alone);
+	if (alone_boost < MIN_GOOD * alone)
 		return fail("sampler alone: cpu boost 10 in only %d of %d samples",
 			    alone_boost, alone);
 	return stune_reset();

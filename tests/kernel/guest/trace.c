@@ -29,23 +29,29 @@ static int field(const char *line, const char *key, long *ret)
 	return 0;
 }
 
-/* Next line of a trace for that event, or NULL; *pos moves on. */
+/*
+ * Next line of a trace for that event, or NULL; *pos moves on. The trace
+ * is left as it is (it is scanned once per event), the line is copied.
+ */
 static char *next_event(char **pos, const char *event)
 {
-	char *line, *nl, want[64];
+	static char copy[512];
+	char *line, *nl, *ev, want[64];
+	size_t len;
 
 	snprintf(want, sizeof(want), " %s: ", event);
 	while (**pos) {
 		line = *pos;
 		nl = strchr(line, '\n');
-		if (nl) {
-			*nl = '\0';
-			*pos = nl + 1;
-		} else {
-			*pos += strlen(line);
-		}
-		if (line[0] != '#' && strstr(line, want))
-			return strstr(line, want) + strlen(want);
+		len = nl ? (size_t)(nl - line) : strlen(line);
+		*pos = line + len + (nl ? 1 : 0);
+		if (line[0] == '#' || len >= sizeof(copy))
+			continue;
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		ev = strstr(copy, want);
+		if (ev)
+			return ev + strlen(want);
 	}
 	return NULL;
 }
