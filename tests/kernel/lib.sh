@@ -4,6 +4,10 @@
 # kernel, module, guest programs, initramfs, QEMU boot and the verdict.
 # Expects $here (tests/kernel) and $top (the project root) to be set.
 
+# Debian's python3 (with python3-ply and python3-git for checkpatch's
+# SPDX check) before any python3 of pyenv or a virtualenv.
+export PATH="/usr/bin:/bin:$PATH"
+
 tarball=${STUNE_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 bld=$top/build
 src=$bld/linux
