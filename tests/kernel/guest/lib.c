@@ -227,13 +227,23 @@ int group_get_boost(const char *name, long *ret)
 	return read_long(group_file(name, "schedtune.boost"), ret);
 }
 
-/* Make a group (or reuse it) with that boost; fail() says why not. */
+/*
+ * Make a group (or reuse it) with that boost; fail() says why not. The
+ * slots of groups removed just before (stune_reset()) are released once
+ * their css is freed, after an RCU grace period: ENOSPC is retried for up
+ * to two seconds.
+ */
 int group_make(const char *name, int boost)
 {
+	double t0 = now_s();
 	int err;
 
-	if (mkdir(group_dir(name), 0755) && errno != EEXIST)
-		return fail("mkdir %s: %s", group_dir(name), strerror(errno));
+	while (mkdir(group_dir(name), 0755) && errno != EEXIST) {
+		if (errno != ENOSPC || now_s() - t0 > 2.0)
+			return fail("mkdir %s: %s", group_dir(name),
+				    strerror(errno));
+		sleep_us(20000);
+	}
 	err = group_set_boost(name, boost);
 	if (err)
 		return fail("%s boost %d: %s", name, boost, strerror(-err));
