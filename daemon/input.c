@@ -188,10 +188,13 @@ static int on_device_io(sd_event_source *io, int fd, uint32_t revents, void *use
         struct input_event ev[64];
         bool active = false;
         ssize_t n;
+        int err = 0;
 
         (void) io;
         for (;;) {
                 n = read(fd, ev, sizeof(ev));
+                if (n < 0)
+                        err = errno;
                 if (n <= 0)
                         break;
                 for (size_t i = 0; i < (size_t) n / sizeof(ev[0]); i++)
@@ -205,7 +208,7 @@ static int on_device_io(sd_event_source *io, int fd, uint32_t revents, void *use
 
         /* Unplugged (ENODEV), or the writer of a test's FIFO left: the
          * device comes back through hotplug. */
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+        if (n == 0 || (n < 0 && err != EAGAIN && err != EINTR) ||
             (revents & (EPOLLHUP | EPOLLERR))) {
                 _cleanup_(freep) char *node = strdup(d->devnode);
 
