@@ -53,6 +53,24 @@ static void test_config_defaults_and_good(void **state) {
         tmpdir_free(dir);
 }
 
+/* The shipped file spells out the built-in defaults. */
+static void test_shipped_config(void **state) {
+        Config *c = NULL, *d = NULL;
+        char *error = NULL;
+
+        (void) state;
+        assert_int_equal(config_load(SOURCE_ROOT "/conf/boostd.conf", false, NULL, &c, &error), 0);
+        assert_int_equal(config_load(NULL, true, NULL, &d, &error), 0);
+        assert_string_equal(c->input.group, d->input.group);
+        assert_int_equal(c->input.boost, d->input.boost);
+        assert_int_equal(c->input.duration_ms, d->input.duration_ms);
+        assert_int_equal(c->input.kinds, d->input.kinds);
+        assert_int_equal(c->power.low_percent, d->power.low_percent);
+        assert_int_equal(c->power.hysteresis, d->power.hysteresis);
+        config_free(c);
+        config_free(d);
+}
+
 static const struct {
         const char *text;
         int error;
@@ -409,6 +427,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_config_defaults_and_good),
                 cmocka_unit_test(test_config_bad_lines),
+                cmocka_unit_test(test_shipped_config),
                 cmocka_unit_test(test_power_reader),
                 cmocka_unit_test(test_input_kinds),
                 cmocka_unit_test_setup_teardown(test_input_burst_one_write_each_way,
