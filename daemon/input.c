@@ -73,6 +73,14 @@ size_t input_source_n_devices(const InputSource *s) {
         return n;
 }
 
+bool input_source_timer_armed(const InputSource *s) {
+        int enabled = SD_EVENT_OFF;
+
+        if (s && s->timer)
+                (void) sd_event_source_get_enabled(s->timer, &enabled);
+        return enabled != SD_EVENT_OFF;
+}
+
 static uint64_t input_duration_usec(const InputSource *s) {
         return (uint64_t) s->m->config->input.duration_ms * USEC_PER_MSEC;
 }
@@ -241,8 +249,14 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
                 return log_warning_errno(r, "Cannot open input device %s, ignoring: %m", devnode);
         }
         r = sd_event_add_io(s->m->event, &d->io, d->fd, EPOLLIN, on_device_io, d);
-        if (r >= 0)
-                r = sd_event_source_set_description(d->io, "input-device");
+        if (r >= 0) {
+                const char *base = strrchr(devnode, '/');
+                char desc[64];
+
+                /* "input-event3": which device a stuck loop is reading */
+                snprintf(desc, sizeof(desc), "input-%s", base ? base + 1 : devnode);
+                r = sd_event_source_set_description(d->io, desc);
+        }
         if (r < 0) {
                 input_device_free(d);
                 return log_warning_errno(r, "Cannot watch input device %s, ignoring: %m", devnode);

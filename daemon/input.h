@@ -29,5 +29,7 @@ unsigned input_kinds_from_properties(const char *(*get)(void *userdata, const ch
 void input_source_mode_changed(InputSource *s);
 /* The configuration changed: drops the boost, opens the devices again. */
 void input_source_reload(InputSource *s);
-/* Number of open devices (tests). */
+/* Number of open devices, and whether the boost timer is armed (tests:
+ * no timer may run while idle). */
 size_t input_source_n_devices(const InputSource *s);
+bool input_source_timer_armed(const InputSource *s);

@@ -313,6 +313,7 @@ static void test_input_burst_one_write_each_way(void **state) {
         /* only the keyboard is watched: Devices=keyboard */
         assert_int_equal(input_source_n_devices(f->m->input), 1);
         assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_false(input_source_timer_armed(f->m->input));
         (void) writes_seen(f);
 
         /* a burst over 250 ms, longer than DurationMs=100 in all; inotify
@@ -321,12 +322,14 @@ static void test_input_burst_one_write_each_way(void **state) {
                 key_press(f);
                 run_for(f, 10);
                 assert_int_equal(boost_of(f, "interactive"), 40);
+                assert_true(input_source_timer_armed(f->m->input));
                 /* one write up, then none during the burst */
                 assert_int_equal(writes_seen(f), i == 0 ? 1 : 0);
         }
         assert_true(run_until(f, interactive_is_10));
-        /* one write down */
+        /* one write down, and no timer left while idle */
         assert_int_equal(writes_seen(f), 1);
+        assert_false(input_source_timer_armed(f->m->input));
         /* idle: nothing more is written */
         run_for(f, 150);
         assert_int_equal(writes_seen(f), 0);
