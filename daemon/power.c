@@ -154,10 +154,13 @@ void power_source_update(PowerSource *p) {
         PowerState s;
 
         s = power_state_next(p->state, &p->sample, c->low_percent, c->hysteresis);
-        if (s != p->state)
-                log_info("Power: %s%s (capacity %u%%).", power_state_to_string(s),
-                         p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "",
-                         p->sample.capacity);
+        if (s != p->state && p->sample.has_battery && p->sample.has_capacity)
+                log_info("Power: %s (battery at %u%%)%s.", power_state_to_string(s),
+                         p->sample.capacity,
+                         p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "");
+        else if (s != p->state)
+                log_info("Power: %s%s.", power_state_to_string(s),
+                         p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "");
         p->state = s;
         if (p->m->mode == MODE_AUTO)
                 (void) manager_set_power_state(p->m, s);
