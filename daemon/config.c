@@ -48,6 +48,9 @@ Config *config_new(void) {
         c->default_class = strdup("root");
         if (!c->backend || !c->mount_point || !c->default_class)
                 return config_free(c);
+        if (input_config_init(&c->input) < 0)
+                return config_free(c);
+        power_config_init(&c->power);
         c->log_level = -1;
         c->max_holds_per_client = HOLDS_PER_CLIENT_DEFAULT;
         memcpy(c->classes, builtin_classes, sizeof(builtin_classes));
@@ -75,6 +78,7 @@ Config *config_free(Config *c) {
         for (size_t i = 0; i < c->n_rules; i++)
                 rule_done(&c->rules[i]);
         free(c->rules);
+        input_config_done(&c->input);
         free(c);
         return NULL;
 }
@@ -157,7 +161,7 @@ static int parser_section(Parser *p, const char *section) {
                 return parser_fail(p, -ENOMEM, "out of memory");
         p->n_sections_seen++;
 
-        if (streq(section, "Daemon"))
+        if (streq(section, "Daemon") || streq(section, "Input") || streq(section, "Power"))
                 return 1;
 
         if (section_split(section, "Class", &name)) {
@@ -378,6 +382,19 @@ static int parse_rule_key(Parser *p, const char *section, const char *name,
         return parser_fail(p, -EINVAL, "unknown key '%s' in section [%s]", key, section);
 }
 
+static int parse_auto_key(Parser *p, const char *section, const char *key, const char *value) {
+        _cleanup_(freep) char *msg = NULL;
+        int r;
+
+        if (streq(section, "Input"))
+                r = input_config_parse_key(&p->config->input, key, value, p->file, p->line, &msg);
+        else
+                r = power_config_parse_key(&p->config->power, key, value, &msg);
+        if (r < 0)
+                return parser_fail(p, r, "%s", msg ?: "out of memory");
+        return 1;
+}
+
 static int parser_handler(void *user, const char *section, const char *key, const char *value) {
         Parser *p = user;
         const char *name;
@@ -388,6 +405,8 @@ static int parser_handler(void *user, const char *section, const char *key, cons
                 return parser_fail(p, -EINVAL, "key '%s' outside of any section", key);
         if (streq(section, "Daemon"))
                 return parse_daemon_key(p, key, value);
+        if (streq(section, "Input") || streq(section, "Power"))
+                return parse_auto_key(p, section, key, value);
         if (section_split(section, "Class", &name))
                 return parse_class_key(p, section, name, key, value);
         if (section_split(section, "Rule", &name))
@@ -461,6 +480,17 @@ static int config_verify(Config *c, char **ret_error) {
                         return -ENOENT;
                 }
                 rule->class_index = r;
+        }
+
+        if (config_find_class(c, c->input.group) < 0) {
+                if (c->input.group_file)
+                        r = asprintf(ret_error, "%s:%u: Group=%s: unknown class", c->input.group_file,
+                                     c->input.group_line, c->input.group);
+                else
+                        r = asprintf(ret_error, "[Input] Group=%s: unknown class", c->input.group);
+                if (r < 0)
+                        *ret_error = NULL;
+                return -ENOENT;
         }
 
         r = config_find_class(c, c->default_class);

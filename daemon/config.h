@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <sys/types.h>
 
+#include "config-auto.h"
 #include "macro.h"
 
 #define BOOST_MAX 100U
@@ -58,6 +59,9 @@ typedef struct Config {
 
         Rule *rules;
         size_t n_rules;
+
+        InputConfig input;      /* [Input] */
+        PowerConfig power;      /* [Power] */
 } Config;
 
 Config *config_new(void);

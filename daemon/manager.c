@@ -9,8 +9,10 @@
 #include <time.h>
 
 #include "boost-errors.h"
+#include "input.h"
 #include "log.h"
 #include "manager.h"
+#include "power.h"
 #include "proc.h"
 #include "rules.h"
 #include "util.h"
@@ -102,6 +104,8 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->holds.n; i++)
                 manager_untrack_hold(m, m->holds.holds[i].userdata);
         manager_bus_done(m);
+        input_source_free(m->input);
+        power_source_free(m->power);
         holds_done(&m->holds);
         sd_event_source_disable_unref(m->hold_timer);
         sd_event_unref(m->event);
@@ -268,10 +272,17 @@ int manager_start(Manager *m) {
                                        backend_name(m->backend));
 
         manager_restore_api_state(m);
+        /* The power state first, so the first write is the right one. */
+        r = power_source_new(m, &m->power);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up the power state source, ignoring: %m");
         m->started = true;
         r = manager_apply_all(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to apply the boosts: %m");
+        r = input_source_new(m, &m->input);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up the input boost source, ignoring: %m");
         manager_save(m);
         return 0;
 }
@@ -279,6 +290,8 @@ int manager_start(Manager *m) {
 int manager_stop(Manager *m) {
         int r;
 
+        m->input = input_source_free(m->input);
+        m->power = power_source_free(m->power);
         if (!m->started || !m->backend || !m->backend->vt)
                 return 0;
         m->started = false;
@@ -666,6 +679,9 @@ int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error) {
         manager_save(m);
         manager_emit_changed(m, "Mode");
         log_info("Mode: %s.", mode_to_string(new));
+        input_source_mode_changed(m->input);
+        if (m->power)
+                power_source_update(m->power);
         return 0;
 }
 
@@ -779,6 +795,9 @@ int manager_reload(Manager *m, sd_bus_error *error) {
         manager_save(m);
         manager_emit_changed(m, "Groups");
         manager_emit_changed(m, "Holds");
+        input_source_reload(m->input);
+        if (m->power)
+                power_source_update(m->power);
         log_info("Configuration reloaded.");
         return 0;
 }

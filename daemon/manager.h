@@ -25,6 +25,8 @@ typedef struct Group {
 } Group;
 
 typedef struct PendingAuth PendingAuth;
+typedef struct PowerSource PowerSource;
+typedef struct InputSource InputSource;
 
 typedef struct ManagerOptions {
         const char *root;               /* NULL = "/" */
@@ -59,6 +61,8 @@ typedef struct Manager {
         ProcessId foreground;
 
         PendingAuth *pending;           /* polkit checks in flight */
+        PowerSource *power;             /* auto mode: power supplies */
+        InputSource *input;             /* auto mode: input activity */
         bool started;
 } Manager;
 

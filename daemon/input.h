@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The input boost source: activity on keyboards, pointers and
+ * touchscreens raises a group for a while. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "auto-policy.h"
+#include "macro.h"
+
+typedef struct Manager Manager;
+typedef struct InputSource InputSource;
+
+/* Finds the input devices of the configured kinds and follows hotplug:
+ * sd-device and sd_device_monitor on the real system; below a root
+ * prefix (tests) <root>/dev/input/event* with their udev properties in
+ * <root>/run/udev/data/+input:eventN, followed with inotify. */
+int input_source_new(Manager *m, InputSource **ret);
+InputSource *input_source_free(InputSource *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(InputSource *, input_source_free);
+
+/* The kinds a device is, from its udev properties (ID_INPUT_KEYBOARD,
+ * ID_INPUT_MOUSE, ID_INPUT_TOUCHPAD, ID_INPUT_POINTINGSTICK,
+ * ID_INPUT_TOUCHSCREEN); get returns the value or NULL. */
+unsigned input_kinds_from_properties(const char *(*get)(void *userdata, const char *key),
+                                     void *userdata);
+
+/* Mode switched: manual drops the boost and ignores activity. */
+void input_source_mode_changed(InputSource *s);
+/* The configuration changed: drops the boost, opens the devices again. */
+void input_source_reload(InputSource *s);
+/* Number of open devices, and whether the boost timer is armed (tests:
+ * no timer may run while idle). */
+size_t input_source_n_devices(const InputSource *s);
+bool input_source_timer_armed(const InputSource *s);

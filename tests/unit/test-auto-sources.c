@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The [Input] and [Power] configuration, the power supply reader, and
+ * both sources driving a manager against a temporary tree: a fake
+ * power_supply tree and FIFOs standing in for /dev/input/eventN, with the
+ * manager's own event loop run by the test. */
+#include "tests.h"
+
+#include <linux/input.h>
+#include <sys/inotify.h>
+
+#include "config.h"
+#include "input.h"
+#include "manager.h"
+#include "power.h"
+
+static const char *const classes[] = { "background", "interactive", "performance" };
+
+static int load_text(const char *dir, const char *text, Config **ret, char **ret_error) {
+        char path[4096];
+
+        write_file(dir, "test.conf", "%s", text);
+        snprintf(path, sizeof(path), "%s/test.conf", dir);
+        return config_load(path, false, NULL, ret, ret_error);
+}
+
+static void test_config_defaults_and_good(void **state) {
+        char *dir = tmpdir_new(), *error = NULL;
+        Config *c = NULL;
+
+        (void) state;
+        assert_int_equal(config_load(NULL, true, NULL, &c, &error), 0);
+        assert_string_equal(c->input.group, "interactive");
+        assert_int_equal(c->input.boost, 30);
+        assert_int_equal(c->input.duration_ms, 500);
+        assert_int_equal(c->input.kinds, INPUT_ALL);
+        assert_int_equal(c->power.low_percent, 15);
+        assert_int_equal(c->power.hysteresis, 5);
+        config_free(c);
+
+        assert_int_equal(load_text(dir,
+                                   "[Input]\nGroup=games\nBoost=45\nDurationMs=120\n"
+                                   "Devices=touchscreen, keyboard\n"
+                                   "[Power]\nLowBatteryPercent=0\nLowBatteryHysteresis=50\n"
+                                   "[Class:games]\nBoost=1\n", &c, &error), 0);
+        assert_null(error);
+        assert_string_equal(c->input.group, "games");
+        assert_int_equal(c->input.boost, 45);
+        assert_int_equal(c->input.duration_ms, 120);
+        assert_int_equal(c->input.kinds, INPUT_TOUCHSCREEN | INPUT_KEYBOARD);
+        assert_int_equal(c->power.low_percent, 0);
+        assert_int_equal(c->power.hysteresis, 50);
+        config_free(c);
+        tmpdir_free(dir);
+}
+
+/* The shipped file spells out the built-in defaults. */
+static void test_shipped_config(void **state) {
+        Config *c = NULL, *d = NULL;
+        char *error = NULL;
+
+        (void) state;
+        assert_int_equal(config_load(SOURCE_ROOT "/conf/boostd.conf", false, NULL, &c, &error), 0);
+        assert_int_equal(config_load(NULL, true, NULL, &d, &error), 0);
+        assert_string_equal(c->input.group, d->input.group);
+        assert_int_equal(c->input.boost, d->input.boost);
+        assert_int_equal(c->input.duration_ms, d->input.duration_ms);
+        assert_int_equal(c->input.kinds, d->input.kinds);
+        assert_int_equal(c->power.low_percent, d->power.low_percent);
+        assert_int_equal(c->power.hysteresis, d->power.hysteresis);
+        config_free(c);
+        config_free(d);
+}
+
+static const struct {
+        const char *text;
+        int error;
+        const char *message;
+} bad_cases[] = {
+        { "[Input]\nBoost=101\n", -ERANGE, "2: Boost=101: value out of range 0..100" },
+        { "[Input]\nDurationMs=0\n", -ERANGE, "2: DurationMs=0: value out of range 1..60000" },
+        { "[Input]\nDurationMs=60001\n", -ERANGE, "2: DurationMs=60001: value out of range 1..60000" },
+        { "[Input]\nDurationMs=fast\n", -EINVAL, "2: DurationMs=fast: not a number" },
+        { "[Input]\nDevices=keyboard,joystick\n", -EINVAL,
+          "2: Devices=keyboard,joystick: expected a list of keyboard, pointer and touchscreen" },
+        { "[Input]\nDevices=,\n", -EINVAL,
+          "2: Devices=,: expected a list of keyboard, pointer and touchscreen" },
+        { "[Input]\nGroup=Bad Name\n", -EINVAL, "2: Group=Bad Name: invalid class name" },
+        { "# comment\n[Input]\nGroup=games\n", -ENOENT, "3: Group=games: unknown class" },
+        { "[Input]\nTimeout=3\n", -EINVAL, "2: unknown key 'Timeout' in section [Input]" },
+        { "[Power]\nLowBatteryPercent=51\n", -ERANGE,
+          "2: LowBatteryPercent=51: value out of range 0..50" },
+        { "[Power]\nLowBatteryHysteresis=-1\n", -EINVAL, "2: LowBatteryHysteresis=-1: not a number" },
+        { "[Power]\nSource=upower\n", -EINVAL, "2: unknown key 'Source' in section [Power]" },
+        { "[Power]\n[Power]\n", -EEXIST, "2: duplicate section [Power]" },
+};
+
+static void test_config_bad_lines(void **state) {
+        char *dir = tmpdir_new();
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(bad_cases); i++) {
+                char expected[1024];
+                Config *c = NULL;
+                char *error = NULL;
+                int r;
+
+                r = load_text(dir, bad_cases[i].text, &c, &error);
+                snprintf(expected, sizeof(expected), "%s/test.conf:%s", dir, bad_cases[i].message);
+                if (!error || strcmp(error, expected) != 0)
+                        fprintf(stderr, "case %zu: got '%s', want '%s'\n", i, error, expected);
+                assert_non_null(error);
+                assert_string_equal(error, expected);
+                assert_int_equal(r, bad_cases[i].error);
+                assert_null(c);
+                free(error);
+        }
+        tmpdir_free(dir);
+}
+
+static void supply(const char *root, const char *name, const char *type, const char *online,
+                   const char *capacity, const char *status) {
+        char p[512];
+
+        snprintf(p, sizeof(p), "sys/class/power_supply/%s", name);
+        mkdirs(root, p);
+        snprintf(p, sizeof(p), "sys/class/power_supply/%s/type", name);
+        write_file(root, p, "%s\n", type);
+        if (online) {
+                snprintf(p, sizeof(p), "sys/class/power_supply/%s/online", name);
+                write_file(root, p, "%s\n", online);
+        }
+        if (capacity) {
+                snprintf(p, sizeof(p), "sys/class/power_supply/%s/capacity", name);
+                write_file(root, p, "%s\n", capacity);
+        }
+        if (status) {
+                snprintf(p, sizeof(p), "sys/class/power_supply/%s/status", name);
+                write_file(root, p, "%s\n", status);
+        }
+}
+
+static void test_power_reader(void **state) {
+        char *root = tmpdir_new(), dir[4096];
+        PowerSample s;
+
+        (void) state;
+        snprintf(dir, sizeof(dir), "%s/sys/class/power_supply", root);
+        /* no directory: no supplies */
+        assert_int_equal(power_read_class_dir(dir, &s), 0);
+        assert_false(s.has_battery);
+
+        supply(root, "AC", "Mains", "0", NULL, NULL);
+        supply(root, "BAT0", "Battery", NULL, "37", "Discharging");
+        supply(root, "hidpp_battery_0", "Battery", NULL, "5", "Discharging");
+        write_file(root, "sys/class/power_supply/hidpp_battery_0/scope", "Device\n");
+        assert_int_equal(power_read_class_dir(dir, &s), 0);
+        assert_true(s.has_battery);
+        assert_false(s.on_ac);
+        assert_int_equal(s.capacity, 37);
+
+        write_file(root, "sys/class/power_supply/AC/online", "1\n");
+        write_file(root, "sys/class/power_supply/BAT0/status", "Charging\n");
+        assert_int_equal(power_read_class_dir(dir, &s), 0);
+        assert_true(s.on_ac);
+        /* garbage in capacity: the capacity is unknown, not 0 */
+        write_file(root, "sys/class/power_supply/AC/online", "0\n");
+        write_file(root, "sys/class/power_supply/BAT0/status", "Discharging\n");
+        write_file(root, "sys/class/power_supply/BAT0/capacity", "lots\n");
+        assert_int_equal(power_read_class_dir(dir, &s), 0);
+        assert_false(s.has_capacity);
+        tmpdir_free(root);
+}
+
+static const char *table_get(void *userdata, const char *key) {
+        const char *const *kv = userdata;
+
+        for (; kv[0]; kv += 2)
+                if (strcmp(kv[0], key) == 0)
+                        return kv[1];
+        return NULL;
+}
+
+static void test_input_kinds(void **state) {
+        const char *kbd[] = { "ID_INPUT", "1", "ID_INPUT_KEY", "1", "ID_INPUT_KEYBOARD", "1", NULL };
+        const char *pad[] = { "ID_INPUT_TOUCHPAD", "1", NULL };
+        const char *ts[] = { "ID_INPUT_TOUCHSCREEN", "1", "ID_INPUT_MOUSE", "0", NULL };
+        const char *lid[] = { "ID_INPUT", "1", "ID_INPUT_SWITCH", "1", NULL };
+        unsigned k;
+
+        (void) state;
+        assert_int_equal(input_kinds_from_properties(table_get, kbd), INPUT_KEYBOARD);
+        assert_int_equal(input_kinds_from_properties(table_get, pad), INPUT_POINTER);
+        assert_int_equal(input_kinds_from_properties(table_get, ts), INPUT_TOUCHSCREEN);
+        assert_int_equal(input_kinds_from_properties(table_get, lid), 0);
+        assert_int_equal(input_kinds_from_string("pointer", &k), 0);
+        assert_int_equal(k, INPUT_POINTER);
+        assert_int_equal(input_kinds_from_string("keyboard pointer,touchscreen", &k), 0);
+        assert_int_equal(k, INPUT_ALL);
+        assert_int_equal(input_kinds_from_string("mouse", &k), -EINVAL);
+}
+
+/* A manager on a temporary tree with a battery and a keyboard FIFO. */
+typedef struct Fixture {
+        char *root;
+        Manager *m;
+        int writer;             /* the keyboard FIFO's writing end */
+        int boost_watch;        /* inotify on interactive's schedtune.boost */
+} Fixture;
+
+static int fixture_setup(void **state) {
+        Fixture *f = calloc(1, sizeof(Fixture));
+        ManagerOptions o = {};
+        char *error = NULL, p[4096];
+
+        f->root = tmpdir_new();
+        make_schedtune_tree(f->root, classes, 3);
+        mkdirs(f->root, "etc");
+        write_file(f->root, "etc/boostd.conf",
+                   "[Input]\nBoost=40\nDurationMs=100\nDevices=keyboard\n"
+                   "[Power]\nLowBatteryPercent=20\nLowBatteryHysteresis=5\n");
+        supply(f->root, "AC", "Mains", "1", NULL, NULL);
+        supply(f->root, "BAT0", "Battery", NULL, "50", "Charging");
+        mkdirs(f->root, "dev/input");
+        mkdirs(f->root, "run/udev/data");
+        write_file(f->root, "run/udev/data/+input:event3", "E:ID_INPUT=1\nE:ID_INPUT_KEYBOARD=1\n");
+        write_file(f->root, "run/udev/data/+input:event4", "E:ID_INPUT=1\nE:ID_INPUT_MOUSE=1\n");
+        snprintf(p, sizeof(p), "%s/dev/input/event3", f->root);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        snprintf(p, sizeof(p), "%s/dev/input/event4", f->root);
+        assert_int_equal(mkfifo(p, 0600), 0);
+
+        o.root = f->root;
+        assert_int_equal(manager_new(&o, &f->m, &error), 0);
+        assert_int_equal(manager_start(f->m), 0);
+        snprintf(p, sizeof(p), "%s/dev/input/event3", f->root);
+        f->writer = open(p, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(f->writer >= 0);
+        f->boost_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        snprintf(p, sizeof(p), "%s/dev/stune/interactive/schedtune.boost", f->root);
+        assert_true(inotify_add_watch(f->boost_watch, p, IN_CLOSE_WRITE) >= 0);
+        *state = f;
+        return 0;
+}
+
+static int fixture_teardown(void **state) {
+        Fixture *f = *state;
+
+        close(f->boost_watch);
+        if (f->writer >= 0)
+                close(f->writer);
+        manager_stop(f->m);
+        manager_free(f->m);
+        tmpdir_free(f->root);
+        free(f);
+        return 0;
+}
+
+static int boost_of(Fixture *f, const char *group) {
+        char p[256];
+
+        snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", group);
+        return read_int(f->root, p);
+}
+
+/* Runs the loop until cond holds or a second passes. */
+static bool run_until(Fixture *f, bool (*cond)(Fixture *f)) {
+        for (int i = 0; i < 100; i++) {
+                if (cond(f))
+                        return true;
+                assert_true(sd_event_run(f->m->event, 10 * 1000) >= 0);
+        }
+        return cond(f);
+}
+
+static void run_for(Fixture *f, unsigned ms) {
+        for (unsigned i = 0; i < ms / 5; i++)
+                assert_true(sd_event_run(f->m->event, 5 * 1000) >= 0);
+}
+
+static unsigned writes_seen(Fixture *f) {
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        unsigned n = 0;
+        ssize_t l;
+
+        while ((l = read(f->boost_watch, buf, sizeof(buf))) > 0)
+                for (char *p = buf; p < buf + l; p += sizeof(struct inotify_event) +
+                     ((struct inotify_event *) p)->len)
+                        n++;
+        return n;
+}
+
+static void key_press(Fixture *f) {
+        struct input_event ev[2] = {
+                { .type = EV_KEY, .code = KEY_A, .value = 1 },
+                { .type = EV_SYN, .code = SYN_REPORT },
+        };
+
+        assert_int_equal(write(f->writer, ev, sizeof(ev)), (ssize_t) sizeof(ev));
+}
+
+static bool interactive_is_40(Fixture *f) { return boost_of(f, "interactive") == 40; }
+static bool interactive_is_10(Fixture *f) { return boost_of(f, "interactive") == 10; }
+static bool interactive_is_5(Fixture *f) { return boost_of(f, "interactive") == 5; }
+static bool is_low(Fixture *f) { return f->m->power_state == POWER_LOW; }
+static bool is_battery(Fixture *f) { return f->m->power_state == POWER_BATTERY; }
+static bool is_ac(Fixture *f) { return f->m->power_state == POWER_AC; }
+static bool no_devices(Fixture *f) { return input_source_n_devices(f->m->input) == 0; }
+static bool one_device(Fixture *f) { return input_source_n_devices(f->m->input) == 1; }
+
+static void test_input_burst_one_write_each_way(void **state) {
+        Fixture *f = *state;
+
+        /* only the keyboard is watched: Devices=keyboard */
+        assert_int_equal(input_source_n_devices(f->m->input), 1);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_false(input_source_timer_armed(f->m->input));
+        (void) writes_seen(f);
+
+        /* a burst over 250 ms, longer than DurationMs=100 in all; inotify
+         * merges identical queued events, so count at each step */
+        for (int i = 0; i < 25; i++) {
+                key_press(f);
+                run_for(f, 10);
+                assert_int_equal(boost_of(f, "interactive"), 40);
+                assert_true(input_source_timer_armed(f->m->input));
+                /* one write up, then none during the burst */
+                assert_int_equal(writes_seen(f), i == 0 ? 1 : 0);
+        }
+        assert_true(run_until(f, interactive_is_10));
+        /* one write down, and no timer left while idle */
+        assert_int_equal(writes_seen(f), 1);
+        assert_false(input_source_timer_armed(f->m->input));
+        /* idle: nothing more is written */
+        run_for(f, 150);
+        assert_int_equal(writes_seen(f), 0);
+}
+
+static void test_input_device_vanishes_and_returns(void **state) {
+        Fixture *f = *state;
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/dev/input/event3", f->root);
+        close(f->writer);
+        f->writer = -1;
+        assert_int_equal(unlink(p), 0);
+        assert_true(run_until(f, no_devices));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_true(run_until(f, one_device));
+        f->writer = open(p, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(f->writer >= 0);
+        key_press(f);
+        assert_true(run_until(f, interactive_is_40));
+        assert_true(run_until(f, interactive_is_10));
+}
+
+static void test_power_follows_tree(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(f->m->power_state, POWER_AC);
+        write_file(f->root, "sys/class/power_supply/AC/online", "0\n");
+        write_file(f->root, "sys/class/power_supply/BAT0/status", "Discharging\n");
+        assert_true(run_until(f, is_battery));
+        assert_true(run_until(f, interactive_is_5));
+        write_file(f->root, "sys/class/power_supply/BAT0/capacity", "20\n");
+        assert_true(run_until(f, is_low));
+        assert_int_equal(boost_of(f, "performance"), 10);
+        assert_int_equal(boost_of(f, "interactive"), 0);
+        write_file(f->root, "sys/class/power_supply/BAT0/capacity", "24\n");
+        run_for(f, 50);
+        assert_int_equal(f->m->power_state, POWER_LOW);
+        write_file(f->root, "sys/class/power_supply/BAT0/capacity", "25\n");
+        assert_true(run_until(f, is_battery));
+        assert_int_equal(boost_of(f, "performance"), 30);
+        /* the battery is removed: no battery is ac */
+        {
+                char p[4096];
+
+                snprintf(p, sizeof(p), "rm -rf '%s/sys/class/power_supply/BAT0'", f->root);
+                assert_int_equal(system(p), 0);
+        }
+        assert_true(run_until(f, is_ac));
+        /* and comes back, discharging and low */
+        supply(f->root, "BAT0", "Battery", NULL, "3", "Discharging");
+        assert_true(run_until(f, is_low));
+}
+
+static void test_manual_mode_ignores_sources(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        key_press(f);
+        run_for(f, 50);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+        write_file(f->root, "sys/class/power_supply/AC/online", "0\n");
+        write_file(f->root, "sys/class/power_supply/BAT0/status", "Discharging\n");
+        run_for(f, 50);
+        assert_int_equal(f->m->power_state, POWER_AC);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+        /* back to auto: the state the supplies show now */
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_int_equal(f->m->power_state, POWER_BATTERY);
+        assert_int_equal(boost_of(f, "interactive"), 5);
+        key_press(f);
+        assert_true(run_until(f, interactive_is_40));
+        /* manual while boosted: the boost drops at once */
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(boost_of(f, "interactive"), 5);
+}
+
+static void test_reload_moves_input_group(void **state) {
+        Fixture *f = *state;
+
+        key_press(f);
+        assert_true(run_until(f, interactive_is_40));
+        write_file(f->root, "etc/boostd.conf", "[Input]\nGroup=performance\nBoost=90\nDevices=keyboard\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(input_source_n_devices(f->m->input), 1);
+        key_press(f);
+        run_for(f, 20);
+        assert_int_equal(boost_of(f, "performance"), 90);
+        assert_int_equal(boost_of(f, "interactive"), 10);
+        /* a bad [Input] is rejected, the running configuration stays */
+        write_file(f->root, "etc/boostd.conf", "[Input]\nGroup=nope\n");
+        assert_true(manager_reload(f->m, NULL) < 0);
+        assert_string_equal(f->m->config->input.group, "performance");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_config_defaults_and_good),
+                cmocka_unit_test(test_config_bad_lines),
+                cmocka_unit_test(test_shipped_config),
+                cmocka_unit_test(test_power_reader),
+                cmocka_unit_test(test_input_kinds),
+                cmocka_unit_test_setup_teardown(test_input_burst_one_write_each_way,
+                                                fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_input_device_vanishes_and_returns,
+                                                fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_power_follows_tree,
+                                                fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_manual_mode_ignores_sources,
+                                                fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_reload_moves_input_group,
+                                                fixture_setup, fixture_teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
