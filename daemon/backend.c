@@ -23,6 +23,8 @@ Backend *backend_new(const char *root, const char *mount_point, const char *proc
         b->proc_root = strdup(proc_root);
         b->journal = journal;
         b->restore_found = restore_found;
+        b->controller = "schedtune";
+        b->boost_file = "schedtune.boost";
         if (!b->root || !b->mount_point || !b->proc_root)
                 return backend_free(b);
         return b;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "cgroup-ops.h"
 #include "journal.h"
 #include "proc.h"
 
@@ -40,9 +41,12 @@ struct Backend {
         Journal *journal;       /* the manager's */
         bool restore_found;     /* RestoreOnStop=found */
         bool mounted;           /* boostd mounted the hierarchy */
-        /* schedtune: makes a group directory (mkdir(2) on cgroupfs, where the
-         * kernel fills in the files); a seam for tests */
-        int (*make_group)(const char *path);
+        /* schedtune: how the cgroup work is done (libcgroup on the host,
+         * files under a root prefix; see cgroup-ops.h), the controller and
+         * its boost file */
+        const CgroupOps *cgroup;
+        const char *controller;
+        const char *boost_file;
         /* uclamp: sets util_min of one task; a seam for tests */
         int (*set_util_min)(pid_t tid, unsigned util_min);
 };
