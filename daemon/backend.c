@@ -37,6 +37,7 @@ Backend *backend_free(Backend *b) {
         free(b->mount_point);
         free(b->path);
         free(b->proc_root);
+        free(b->uclamp_group);
         free(b);
         return NULL;
 }

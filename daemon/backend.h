@@ -49,6 +49,9 @@ struct Backend {
         const char *boost_file;
         /* uclamp: sets util_min of one task; a seam for tests */
         int (*set_util_min)(pid_t tid, unsigned util_min);
+        /* uclamp: a cgroup v2 group boostd owns (resolved, below root), whose
+         * children per class get cpu.uclamp.min; NULL = none */
+        char *uclamp_group;
 };
 
 extern const BackendVTable backend_schedtune;
@@ -73,3 +76,7 @@ int backend_schedtune_mount(Backend *b);
 
 /* uclamp mapping of a boost percentage to util_min (0..1024). */
 unsigned uclamp_from_boost(unsigned boost);
+/* cpu.uclamp.min is a percentage with two decimals, "12.34": hundredths
+ * to text and back (0..10000). */
+void uclamp_percent_format(unsigned hundredths, char *buf, size_t size);
+int uclamp_percent_parse(const char *s, unsigned *ret_hundredths);

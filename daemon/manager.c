@@ -257,6 +257,11 @@ int manager_start(Manager *m) {
                                  m->config->restore_found);
         if (!m->backend)
                 return log_oom();
+        if (m->config->uclamp_group) {
+                m->backend->uclamp_group = path_join_root(m->root, m->config->uclamp_group);
+                if (!m->backend->uclamp_group)
+                        return log_oom();
+        }
         want = m->backend_override ?: m->config->backend;
         r = backend_select(m->backend, want);
         if (r < 0)
@@ -764,8 +769,9 @@ int manager_reload(Manager *m, sd_bus_error *error) {
                 return manager_set_error(error, r, BOOST_ERROR_INVALID_CONFIG, "%s",
                                          msg ?: strerror(-r));
         }
-        if (!streq(c->backend, m->config->backend) || !streq(c->mount_point, m->config->mount_point))
-                log_notice("Backend= and MountPoint= take effect at the next start.");
+        if (!streq(c->backend, m->config->backend) || !streq(c->mount_point, m->config->mount_point) ||
+            !streq_ptr(c->uclamp_group, m->config->uclamp_group))
+                log_notice("Backend=, MountPoint= and UclampGroup= take effect at the next start.");
 
         r = manager_swap_config(m, c);
         if (r < 0) {
