@@ -64,7 +64,7 @@ static int schedtune_mount(Backend *b) {
         if (!path)
                 return -ENOMEM;
         if (looks_mounted(b, path)) {
-                log_debug("Adopting the schedtune hierarchy at %s.", path);
+                log_debug(b->log, "Adopting the schedtune hierarchy at %s.", path);
                 b->path = TAKE_PTR(path);
                 return 0;
         }
@@ -74,7 +74,7 @@ static int schedtune_mount(Backend *b) {
 
                 if (cgroup_get_subsys_mount_point(b->controller, &mp) == 0 && mp) {
                         if (looks_mounted(b, mp)) {
-                                log_info("Adopting the schedtune hierarchy mounted at %s.", mp);
+                                log_info(b->log, "Adopting the schedtune hierarchy mounted at %s.", mp);
                                 b->path = mp;
                                 return 0;
                         }
@@ -84,11 +84,11 @@ static int schedtune_mount(Backend *b) {
 
         r = mkdir_p(path, 0755);
         if (r < 0)
-                return log_error_errno(r, "Failed to create %s: %m", path);
+                return log_error_errno(b->log, r, "Failed to create %s: %m", path);
         if (mount("stune", path, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, "schedtune") < 0)
-                return log_error_errno(-errno, "Failed to mount the schedtune controller on %s: %m",
+                return log_error_errno(b->log, -errno, "Failed to mount the schedtune controller on %s: %m",
                                        path);
-        log_info("Mounted the schedtune controller on %s.", path);
+        log_info(b->log, "Mounted the schedtune controller on %s.", path);
         b->mounted = true;
         b->path = TAKE_PTR(path);
         return 0;
@@ -113,7 +113,7 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
         if (b->cgroup->init) {
                 r = b->cgroup->init(b);
                 if (r < 0)
-                        return log_error_errno(r, "%s cannot use the %s hierarchy at %s: %m",
+                        return log_error_errno(b->log, r, "%s cannot use the %s hierarchy at %s: %m",
                                                b->cgroup->name, b->controller, b->path);
         }
 
@@ -125,27 +125,27 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                 if (i > 0) {
                         r = b->cgroup->make_group(b, groups[i]);
                         if (r == -ENOSPC)
-                                return log_error_errno(r,
+                                return log_error_errno(b->log, r,
                                                        "Failed to create group %s: the kernel's group limit is reached",
                                                        groups[i]);
                         if (r == -EINVAL)
-                                return log_error_errno(r, "Failed to create group %s in %s: the hierarchy is not flat: %m",
+                                return log_error_errno(b->log, r, "Failed to create group %s in %s: the hierarchy is not flat: %m",
                                                        groups[i], b->path);
                         if (r < 0)
-                                return log_error_errno(r, "Failed to create group %s in %s: %m",
+                                return log_error_errno(b->log, r, "Failed to create group %s in %s: %m",
                                                        groups[i], b->path);
                         created = r > 0;
                 }
                 r = read_boost(b, groups[i], &cur);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to read %s of group %s in %s: %m",
+                        return log_error_errno(b->log, r, "Failed to read %s of group %s in %s: %m",
                                                b->boost_file, groups[i], b->path);
 
                 if (jg) {
                         /* Adopted after a restart: the journal knows what was
                          * there before boostd's first change. */
                         if (jg->has_wrote && cur != jg->wrote)
-                                log_notice("Group %s: boost changed by hand to %u since boostd wrote %u.",
+                                log_notice(b->log, "Group %s: boost changed by hand to %u since boostd wrote %u.",
                                            groups[i], cur, jg->wrote);
                         continue;
                 }
@@ -154,14 +154,14 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                         return -ENOSPC;
                 jg->found = created ? 0 : cur;
                 jg->created = created;
-                log_debug("Group %s: %s with boost %u.", groups[i],
+                log_debug(b->log, "Group %s: %s with boost %u.", groups[i],
                           created ? "created" : "found", cur);
         }
 
         /* Record before the first change. */
         r = journal_save(j);
         if (r < 0)
-                return log_error_errno(r, "Failed to write the journal in %s: %m", j->dir);
+                return log_error_errno(b->log, r, "Failed to write the journal in %s: %m", j->dir);
         return 0;
 }
 
@@ -173,18 +173,18 @@ static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
         if (!jg)
                 return -ENOMEM;
         if (jg->has_wrote && read_boost(b, group, &cur) == 0 && cur != jg->wrote)
-                log_notice("Group %s: boost was changed by hand to %u, now setting %u.",
+                log_notice(b->log, "Group %s: boost was changed by hand to %u, now setting %u.",
                            group, cur, boost);
 
         r = write_boost(b, group, boost);
         if (r < 0)
-                return log_error_errno(r, "Failed to write %u to %s of group %s: %m",
+                return log_error_errno(b->log, r, "Failed to write %u to %s of group %s: %m",
                                        boost, b->boost_file, group);
         jg->wrote = boost;
         jg->has_wrote = true;
         r = journal_save(b->journal);
         if (r < 0)
-                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
         return 0;
 }
 
@@ -204,7 +204,7 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
         }
         r = journal_save(j);
         if (r < 0)
-                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
         return 0;
 }
 
@@ -224,7 +224,7 @@ static int schedtune_restore(Backend *b) {
                         continue;       /* moved elsewhere since: leave it */
                 r = b->cgroup->attach(b, "root", p->id.pid);
                 if (r < 0 && r != -ESRCH)
-                        ret = log_warning_errno(r, "Failed to move PID %d back to root: %m",
+                        ret = log_warning_errno(b->log, r, "Failed to move PID %d back to root: %m",
                                                 (int) p->id.pid);
         }
 
@@ -234,11 +234,11 @@ static int schedtune_restore(Backend *b) {
 
                 r = read_boost(b, g->name, &cur);
                 if (r < 0) {
-                        log_debug_errno(r, "Group %s: cannot read its boost, skipping: %m", g->name);
+                        log_debug_errno(b->log, r, "Group %s: cannot read its boost, skipping: %m", g->name);
                         continue;
                 }
                 if (g->has_wrote && cur != g->wrote) {
-                        log_notice("Group %s: boost was changed by hand to %u, leaving it.",
+                        log_notice(b->log, "Group %s: boost was changed by hand to %u, leaving it.",
                                    g->name, cur);
                         continue;
                 }
@@ -247,14 +247,14 @@ static int schedtune_restore(Backend *b) {
                         continue;
                 r = write_boost(b, g->name, target);
                 if (r < 0)
-                        ret = log_warning_errno(r, "Failed to restore group %s to %u: %m",
+                        ret = log_warning_errno(b->log, r, "Failed to restore group %s to %u: %m",
                                                 g->name, target);
         }
 
         journal_clear_kernel(j);
         r = journal_save(j);
         if (r < 0)
-                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
         return ret;
 }
 
@@ -264,7 +264,7 @@ int backend_schedtune_mount(Backend *b) {
         if (r < 0)
                 return r;
         if (r != PROBE_SUCCESS) {
-                log_info("No schedtune controller in this kernel, nothing to mount.");
+                log_info(b->log, "No schedtune controller in this kernel, nothing to mount.");
                 return 0;
         }
         return b->path ? 0 : schedtune_mount(b);

@@ -145,11 +145,11 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
         if (!controllers || !subtree)
                 return -ENOMEM;
         if (access(controllers, F_OK) < 0)
-                return log_error_errno(-errno, "UclampGroup=%s is not a cgroup v2 group: %m",
+                return log_error_errno(b->log, -errno, "UclampGroup=%s is not a cgroup v2 group: %m",
                                        b->uclamp_group);
         r = write_string(subtree, "+cpu\n");
         if (r < 0)
-                return log_error_errno(r, "Failed to enable the cpu controller below %s: %m",
+                return log_error_errno(b->log, r, "Failed to enable the cpu controller below %s: %m",
                                        b->uclamp_group);
 
         for (size_t i = 0; i < n; i++) {
@@ -165,13 +165,13 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
                 if (mkdir(dir, 0755) == 0)
                         created = true;
                 else if (errno != EEXIST)
-                        return log_error_errno(-errno, "Failed to create %s: %m", dir);
+                        return log_error_errno(b->log, -errno, "Failed to create %s: %m", dir);
                 r = read_uclamp_min(b, groups[i], &cur);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to read %s/cpu.uclamp.min: %m", dir);
+                        return log_error_errno(b->log, r, "Failed to read %s/cpu.uclamp.min: %m", dir);
                 if (jg && jg->has_wrote) {
                         if (cur != jg->wrote * 100)
-                                log_notice("Group %s: cpu.uclamp.min changed by hand since boostd wrote %u.00.",
+                                log_notice(b->log, "Group %s: cpu.uclamp.min changed by hand since boostd wrote %u.00.",
                                            groups[i], jg->wrote);
                         continue;       /* adopted: the journal knows what was found */
                 }
@@ -235,11 +235,11 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
                 int r;
 
                 if (g->has_wrote && read_uclamp_min(b, group, &cur) == 0 && cur != g->wrote * 100)
-                        log_notice("Group %s: cpu.uclamp.min was changed by hand, now setting %u.00.",
+                        log_notice(b->log, "Group %s: cpu.uclamp.min was changed by hand, now setting %u.00.",
                                    group, boost);
                 r = write_uclamp_min(b, group, boost * 100);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to write %u.00 to cpu.uclamp.min of %s/%s: %m",
+                        return log_error_errno(b->log, r, "Failed to write %u.00 to cpu.uclamp.min of %s/%s: %m",
                                                boost, b->uclamp_group, group);
         }
         g->wrote = boost;
@@ -253,7 +253,7 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
                         continue;
                 r = uclamp_set_process(b, j->placed[i].id.pid, boost);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to clamp PID %d, ignoring: %m",
+                        log_warning_errno(b->log, r, "Failed to clamp PID %d, ignoring: %m",
                                           (int) j->placed[i].id.pid);
         }
         return journal_save(j);
@@ -289,7 +289,7 @@ static int uclamp_restore_cgroup(Backend *b) {
                 if (streq(g->name, "root") || read_uclamp_min(b, g->name, &cur) < 0)
                         continue;
                 if (g->has_wrote && cur != g->wrote * 100) {
-                        log_notice("Group %s: cpu.uclamp.min was changed by hand, leaving it.", g->name);
+                        log_notice(b->log, "Group %s: cpu.uclamp.min was changed by hand, leaving it.", g->name);
                         continue;
                 }
                 target = (b->restore_found ? g->found : 0) * 100;
@@ -297,7 +297,7 @@ static int uclamp_restore_cgroup(Backend *b) {
                         continue;
                 r = write_uclamp_min(b, g->name, target);
                 if (r < 0)
-                        ret = log_warning_errno(r, "Failed to restore cpu.uclamp.min of %s: %m", g->name);
+                        ret = log_warning_errno(b->log, r, "Failed to restore cpu.uclamp.min of %s: %m", g->name);
         }
         return ret;
 }

@@ -7,6 +7,7 @@
 
 #include "cgroup-ops.h"
 #include "journal.h"
+#include "log.h"
 #include "proc.h"
 
 typedef enum ProbeResult {
@@ -39,6 +40,7 @@ struct Backend {
         char *path;             /* resolved hierarchy path */
         char *proc_root;        /* where processes are looked up */
         Journal *journal;       /* the manager's */
+        const LogContext *log;  /* the manager's */
         bool restore_found;     /* RestoreOnStop=found */
         bool mounted;           /* boostd mounted the hierarchy */
         /* schedtune: how the cgroup work is done (libcgroup on the host,
@@ -59,7 +61,7 @@ extern const BackendVTable backend_uclamp;
 extern const BackendVTable backend_none;
 
 Backend *backend_new(const char *root, const char *mount_point, const char *proc_root,
-                     Journal *journal, bool restore_found);
+                     Journal *journal, bool restore_found, const LogContext *log);
 Backend *backend_free(Backend *b);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 

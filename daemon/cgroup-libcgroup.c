@@ -55,10 +55,10 @@ int cgroup_errno_from_ecg(int ecg) {
 }
 
 /* libcgroup's own words go to the debug log; the caller gets errno. */
-static int libcg_error(int ecg, const char *what, const char *group) {
+static int libcg_error(const Backend *b, int ecg, const char *what, const char *group) {
         int r = cgroup_errno_from_ecg(ecg);
 
-        log_debug("libcgroup: %s %s: %s (%d).", what, group, cgroup_strerror(ecg), ecg);
+        log_debug(b->log, "libcgroup: %s %s: %s (%d).", what, group, cgroup_strerror(ecg), ecg);
         return r;
 }
 
@@ -97,11 +97,11 @@ static int libcg_init(Backend *b) {
          * mounted. */
         ecg = cgroup_init();
         if (ecg != 0)
-                return libcg_error(ecg, "init", b->controller);
+                return libcg_error(b, ecg, "init", b->controller);
         ecg = cgroup_get_subsys_mount_point(b->controller, &mp);
         if (ecg != 0)
-                return ecg == ECGROUPNOTEXIST ? -ENODEV : libcg_error(ecg, "find", b->controller);
-        log_debug("libcgroup: %s is mounted at %s.", b->controller, mp);
+                return ecg == ECGROUPNOTEXIST ? -ENODEV : libcg_error(b, ecg, "find", b->controller);
+        log_debug(b->log, "libcgroup: %s is mounted at %s.", b->controller, mp);
         return 0;
 }
 
@@ -118,7 +118,7 @@ static int libcg_read_value(const Backend *b, const char *group, const char *fil
         if (h)
                 (void) cgroup_read_value_end(&h);
         if (ecg != 0)
-                return libcg_error(ecg, "read", group);
+                return libcg_error(b, ecg, "read", group);
         return parse_uint(strstrip(buf), max, ret);
 }
 
@@ -134,7 +134,7 @@ static int libcg_write_value(const Backend *b, const char *group, const char *fi
         ecg = cgroup_add_value_uint64(c, file, value);
         if (ecg == 0)
                 ecg = cgroup_modify_cgroup(cg);
-        return ecg == 0 ? 0 : libcg_error(ecg, "write", group);
+        return ecg == 0 ? 0 : libcg_error(b, ecg, "write", group);
 }
 
 static int libcg_make_group(const Backend *b, const char *group) {
@@ -157,7 +157,7 @@ static int libcg_make_group(const Backend *b, const char *group) {
         if (ecg == 0)
                 return 1;
         if (ecg != ECGROUPNOTALLOWED)
-                return libcg_error(ecg, "create", group);
+                return libcg_error(b, ecg, "create", group);
         /* libcgroup reports every mkdir() failure but EPERM as
          * ECGROUPNOTALLOWED and drops errno, while the kernel's reason is
          * what the user needs: ENOSPC (the group limit) or EINVAL (a
@@ -185,7 +185,7 @@ static int libcg_attach(const Backend *b, const char *group, pid_t pid) {
         ecg = cgroup_add_value_uint64(c, "cgroup.procs", (uint64_t) pid);
         if (ecg == 0)
                 ecg = cgroup_modify_cgroup(cg);
-        return ecg == 0 ? 0 : libcg_error(ecg, "move into", group);
+        return ecg == 0 ? 0 : libcg_error(b, ecg, "move into", group);
 }
 
 static int libcg_has_pid(const Backend *b, const char *group, pid_t pid) {
@@ -197,7 +197,7 @@ static int libcg_has_pid(const Backend *b, const char *group, pid_t pid) {
                 return -ENOMEM;
         ecg = cgroup_get_procs(name, ctrl, &pids, &n);
         if (ecg != 0)
-                return libcg_error(ecg, "list", group);
+                return libcg_error(b, ecg, "list", group);
         for (int i = 0; i < n; i++)
                 if (pids[i] == pid)
                         return 1;

@@ -38,7 +38,7 @@ static int setup(void **state) {
         f->run = tmpdir_new();
         f->journal = journal_new(f->run);
         /* root "/": the backend takes libcgroup */
-        f->backend = backend_new("/", mount_dir, "/proc", f->journal, false);
+        f->backend = backend_new("/", mount_dir, "/proc", f->journal, false, &quiet);
         assert_non_null(f->backend);
         f->backend->vt = &backend_schedtune;
         f->backend->controller = CONTROLLER;
@@ -217,7 +217,6 @@ int main(void) {
         };
         int r;
 
-        log_set_max_level(LOG_CRIT);
         if (geteuid() != 0) {
                 fprintf(stderr, "skipping: needs root to mount a cgroup hierarchy\n");
                 return EXIT_SKIP;

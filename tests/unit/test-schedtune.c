@@ -18,7 +18,7 @@ typedef struct Fixture {
 } Fixture;
 
 static Backend *new_backend(Fixture *f, bool restore_found) {
-        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->journal, restore_found);
+        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->journal, restore_found, &quiet);
 
         assert_non_null(b);
         b->vt = &backend_schedtune;
@@ -230,7 +230,7 @@ static void test_adoption_after_crash(void **state) {
 
         j2 = journal_new(f->run);
         assert_int_equal(journal_load(j2), 1);
-        b2 = backend_new(f->root, "/dev/stune", "/proc", j2, false);
+        b2 = backend_new(f->root, "/dev/stune", "/proc", j2, false, &quiet);
         b2->vt = &backend_schedtune;
         assert_int_equal(b2->vt->start(b2, groups, N_GROUPS), 0);
         /* what was found before the first run's change, not the current 30 */
@@ -271,6 +271,5 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_mount_needed_but_impossible, setup, teardown),
         };
 
-        log_set_max_level(LOG_CRIT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

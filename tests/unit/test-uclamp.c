@@ -50,7 +50,7 @@ static void test_probe_and_clamp(void **state) {
         (void) state;
         snprintf(run, sizeof(run), "%s/run/boostd", root);
         j = journal_new(run);
-        b = backend_new(root, "/dev/stune", "/proc", j, false);
+        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
         b->set_util_min = fake_set_util_min;
         n_calls = 0;
 
@@ -156,7 +156,7 @@ static int v2_setup(void **state) {
         write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "0.00\n");
         snprintf(v->run, sizeof(v->run), "%s/run/boostd", v->root);
         v->j = journal_new(v->run);
-        v->b = backend_new(v->root, "/dev/stune", "/proc", v->j, false);
+        v->b = backend_new(v->root, "/dev/stune", "/proc", v->j, false, &quiet);
         v->b->set_util_min = fake_set_util_min;
         snprintf(p, sizeof(p), "%s/" V2_DIR, v->root);
         v->b->uclamp_group = strdup(p);
@@ -253,6 +253,5 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_cgroup_v2_bad_group, v2_setup, v2_teardown),
         };
 
-        log_set_max_level(LOG_CRIT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
