@@ -22,14 +22,14 @@ static int none_apply(Backend *b, const char *group, unsigned boost) {
                 g->wrote = boost;
                 g->has_wrote = true;
         }
-        log_debug("Group %s: boost %u (no kernel support, not applied).", group, boost);
+        log_debug(b->log, "Group %s: boost %u (no kernel support, not applied).", group, boost);
         return 0;
 }
 
 static int none_attach(Backend *b, const char *group, const ProcessId *id) {
         Journal *j = b->journal;
 
-        log_debug("PID %d: group %s (no kernel support, not moved).", (int) id->pid, group);
+        log_debug(b->log, "PID %d: group %s (no kernel support, not moved).", (int) id->pid, group);
         if (streq(group, "root")) {
                 journal_pid_remove(&j->placed, &j->n_placed, id->pid);
                 return 0;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The SchedTune backend: a cgroup v1 hierarchy with one child group per
- * class, schedtune.boost per group, PIDs moved through cgroup.procs. */
+ * class, schedtune.boost per group, PIDs moved through cgroup.procs. The
+ * cgroup work goes through libcgroup on the host and through plain files
+ * under a root prefix in tests (cgroup-ops.h says why). */
 #include <fcntl.h>
 #include <libcgroup.h>
 #include <stdio.h>
@@ -39,32 +41,16 @@ static int schedtune_probe(Backend *b) {
         return PROBE_FAIL;
 }
 
-static char *group_dir(const Backend *b, const char *group) {
-        if (streq(group, "root"))
-                return strdup(b->path);
-        return path_join(b->path, group);
-}
-
-static char *group_file(const Backend *b, const char *group, const char *file) {
-        _cleanup_(freep) char *d = group_dir(b, group);
-
-        return d ? path_join(d, file) : NULL;
-}
-
 static int read_boost(const Backend *b, const char *group, unsigned *ret) {
-        _cleanup_(freep) char *p = group_file(b, group, "schedtune.boost"), *s = NULL;
-        int r;
-
-        if (!p)
-                return -ENOMEM;
-        r = read_one_line(p, &s);
-        if (r < 0)
-                return r;
-        return parse_uint(strstrip(s), BOOST_MAX, ret);
+        return b->cgroup->read_value(b, group, b->boost_file, BOOST_MAX, ret);
 }
 
-static bool looks_mounted(const char *path) {
-        _cleanup_(freep) char *p = path_join(path, "schedtune.boost");
+static int write_boost(const Backend *b, const char *group, unsigned boost) {
+        return b->cgroup->write_value(b, group, b->boost_file, boost);
+}
+
+static bool looks_mounted(const Backend *b, const char *path) {
+        _cleanup_(freep) char *p = path_join(path, b->boost_file);
 
         return p && access(p, F_OK) == 0;
 }
@@ -77,8 +63,8 @@ static int schedtune_mount(Backend *b) {
 
         if (!path)
                 return -ENOMEM;
-        if (looks_mounted(path)) {
-                log_debug("Adopting the schedtune hierarchy at %s.", path);
+        if (looks_mounted(b, path)) {
+                log_debug(b->log, "Adopting the schedtune hierarchy at %s.", path);
                 b->path = TAKE_PTR(path);
                 return 0;
         }
@@ -86,9 +72,9 @@ static int schedtune_mount(Backend *b) {
         if (root_is_host(b) && cgroup_init() == 0) {
                 char *mp = NULL;
 
-                if (cgroup_get_subsys_mount_point("schedtune", &mp) == 0 && mp) {
-                        if (looks_mounted(mp)) {
-                                log_info("Adopting the schedtune hierarchy mounted at %s.", mp);
+                if (cgroup_get_subsys_mount_point(b->controller, &mp) == 0 && mp) {
+                        if (looks_mounted(b, mp)) {
+                                log_info(b->log, "Adopting the schedtune hierarchy mounted at %s.", mp);
                                 b->path = mp;
                                 return 0;
                         }
@@ -98,14 +84,19 @@ static int schedtune_mount(Backend *b) {
 
         r = mkdir_p(path, 0755);
         if (r < 0)
-                return log_error_errno(r, "Failed to create %s: %m", path);
+                return log_error_errno(b->log, r, "Failed to create %s: %m", path);
         if (mount("stune", path, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, "schedtune") < 0)
-                return log_error_errno(-errno, "Failed to mount the schedtune controller on %s: %m",
+                return log_error_errno(b->log, -errno, "Failed to mount the schedtune controller on %s: %m",
                                        path);
-        log_info("Mounted the schedtune controller on %s.", path);
+        log_info(b->log, "Mounted the schedtune controller on %s.", path);
         b->mounted = true;
         b->path = TAKE_PTR(path);
         return 0;
+}
+
+/* libcgroup reads the host's mount table, so it serves only the host. */
+static const CgroupOps *cgroup_ops_for(const Backend *b) {
+        return root_is_host(b) ? &cgroup_ops_libcgroup : &cgroup_ops_files;
 }
 
 static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
@@ -117,37 +108,44 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                 if (r < 0)
                         return r;
         }
+        if (!b->cgroup)
+                b->cgroup = cgroup_ops_for(b);
+        if (b->cgroup->init) {
+                r = b->cgroup->init(b);
+                if (r < 0)
+                        return log_error_errno(b->log, r, "%s cannot use the %s hierarchy at %s: %m",
+                                               b->cgroup->name, b->controller, b->path);
+        }
 
         for (size_t i = 0; i < n; i++) {
-                _cleanup_(freep) char *dir = group_dir(b, groups[i]);
                 JournalGroup *jg = journal_get_group(j, groups[i], false);
                 bool created = false;
                 unsigned cur = 0;
 
-                if (!dir)
-                        return -ENOMEM;
                 if (i > 0) {
-                        r = b->make_group ? b->make_group(dir) : RET_NERRNO(mkdir(dir, 0755));
-                        if (r >= 0)
-                                created = true;
-                        else if (r == -ENOSPC)
-                                return log_error_errno(-ENOSPC,
+                        r = b->cgroup->make_group(b, groups[i]);
+                        if (r == -ENOSPC)
+                                return log_error_errno(b->log, r,
                                                        "Failed to create group %s: the kernel's group limit is reached",
                                                        groups[i]);
-                        else if (r == -EINVAL)
-                                return log_error_errno(r, "Failed to create group %s: the hierarchy is not flat: %m", dir);
-                        else if (r != -EEXIST)
-                                return log_error_errno(r, "Failed to create group %s: %m", dir);
+                        if (r == -EINVAL)
+                                return log_error_errno(b->log, r, "Failed to create group %s in %s: the hierarchy is not flat: %m",
+                                                       groups[i], b->path);
+                        if (r < 0)
+                                return log_error_errno(b->log, r, "Failed to create group %s in %s: %m",
+                                                       groups[i], b->path);
+                        created = r > 0;
                 }
                 r = read_boost(b, groups[i], &cur);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to read %s/schedtune.boost: %m", dir);
+                        return log_error_errno(b->log, r, "Failed to read %s of group %s in %s: %m",
+                                               b->boost_file, groups[i], b->path);
 
                 if (jg) {
                         /* Adopted after a restart: the journal knows what was
                          * there before boostd's first change. */
                         if (jg->has_wrote && cur != jg->wrote)
-                                log_notice("Group %s: boost changed by hand to %u since boostd wrote %u.",
+                                log_notice(b->log, "Group %s: boost changed by hand to %u since boostd wrote %u.",
                                            groups[i], cur, jg->wrote);
                         continue;
                 }
@@ -156,73 +154,45 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                         return -ENOSPC;
                 jg->found = created ? 0 : cur;
                 jg->created = created;
-                log_debug("Group %s: %s with boost %u.", groups[i],
+                log_debug(b->log, "Group %s: %s with boost %u.", groups[i],
                           created ? "created" : "found", cur);
         }
 
         /* Record before the first change. */
         r = journal_save(j);
         if (r < 0)
-                return log_error_errno(r, "Failed to write the journal in %s: %m", j->dir);
+                return log_error_errno(b->log, r, "Failed to write the journal in %s: %m", j->dir);
         return 0;
 }
 
 static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
-        _cleanup_(freep) char *p = group_file(b, group, "schedtune.boost");
         JournalGroup *jg = journal_get_group(b->journal, group, true);
-        char buf[16];
         unsigned cur;
         int r;
 
-        if (!p || !jg)
+        if (!jg)
                 return -ENOMEM;
         if (jg->has_wrote && read_boost(b, group, &cur) == 0 && cur != jg->wrote)
-                log_notice("Group %s: boost was changed by hand to %u, now setting %u.",
+                log_notice(b->log, "Group %s: boost was changed by hand to %u, now setting %u.",
                            group, cur, boost);
 
-        snprintf(buf, sizeof(buf), "%u\n", boost);
-        r = write_string(p, buf);
+        r = write_boost(b, group, boost);
         if (r < 0)
-                return log_error_errno(r, "Failed to write %u to %s: %m", boost, p);
+                return log_error_errno(b->log, r, "Failed to write %u to %s of group %s: %m",
+                                       boost, b->boost_file, group);
         jg->wrote = boost;
         jg->has_wrote = true;
         r = journal_save(b->journal);
         if (r < 0)
-                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
         return 0;
-}
-
-static int group_has_pid(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs"), *line = NULL;
-        _cleanup_(fclosep) FILE *f = NULL;
-        size_t n = 0;
-
-        if (!p)
-                return -ENOMEM;
-        f = fopen(p, "re");
-        if (!f)
-                return -errno;
-        while (getline(&line, &n, f) > 0)
-                if (atoi(line) == pid)
-                        return 1;
-        return 0;
-}
-
-static int write_pid(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
-        char buf[32];
-
-        if (!p)
-                return -ENOMEM;
-        snprintf(buf, sizeof(buf), "%d\n", (int) pid);
-        return write_string(p, buf);
 }
 
 static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) {
         Journal *j = b->journal;
         int r;
 
-        r = write_pid(b, group, id->pid);
+        r = b->cgroup->attach(b, group, id->pid);
         if (r < 0)
                 return r;       /* the caller names the process */
         if (streq(group, "root"))
@@ -234,7 +204,7 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
         }
         r = journal_save(j);
         if (r < 0)
-                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
         return 0;
 }
 
@@ -242,7 +212,7 @@ static int schedtune_restore(Backend *b) {
         Journal *j = b->journal;
         int ret = 0, r;
 
-        if (!b->path)
+        if (!b->path || !b->cgroup)
                 return 0;
 
         for (size_t i = 0; i < j->n_placed; i++) {
@@ -250,44 +220,41 @@ static int schedtune_restore(Backend *b) {
 
                 if (process_id_is_current(b->proc_root, &p->id) <= 0)
                         continue;       /* gone, or the PID is someone else's now */
-                if (group_has_pid(b, p->group, p->id.pid) <= 0)
+                if (b->cgroup->has_pid(b, p->group, p->id.pid) <= 0)
                         continue;       /* moved elsewhere since: leave it */
-                r = write_pid(b, "root", p->id.pid);
+                r = b->cgroup->attach(b, "root", p->id.pid);
                 if (r < 0 && r != -ESRCH)
-                        ret = log_warning_errno(r, "Failed to move PID %d back to root: %m",
+                        ret = log_warning_errno(b->log, r, "Failed to move PID %d back to root: %m",
                                                 (int) p->id.pid);
         }
 
         for (size_t i = 0; i < j->n_groups; i++) {
                 JournalGroup *g = &j->groups[i];
                 unsigned cur, target;
-                char buf[16];
 
                 r = read_boost(b, g->name, &cur);
                 if (r < 0) {
-                        log_debug_errno(r, "Group %s: cannot read its boost, skipping: %m", g->name);
+                        log_debug_errno(b->log, r, "Group %s: cannot read its boost, skipping: %m", g->name);
                         continue;
                 }
                 if (g->has_wrote && cur != g->wrote) {
-                        log_notice("Group %s: boost was changed by hand to %u, leaving it.",
+                        log_notice(b->log, "Group %s: boost was changed by hand to %u, leaving it.",
                                    g->name, cur);
                         continue;
                 }
                 target = streq(g->name, "root") || b->restore_found ? g->found : 0;
                 if (target == cur)
                         continue;
-                snprintf(buf, sizeof(buf), "%u\n", target);
-                _cleanup_(freep) char *p = group_file(b, g->name, "schedtune.boost");
-                r = p ? write_string(p, buf) : -ENOMEM;
+                r = write_boost(b, g->name, target);
                 if (r < 0)
-                        ret = log_warning_errno(r, "Failed to restore group %s to %u: %m",
+                        ret = log_warning_errno(b->log, r, "Failed to restore group %s to %u: %m",
                                                 g->name, target);
         }
 
         journal_clear_kernel(j);
         r = journal_save(j);
         if (r < 0)
-                log_warning_errno(r, "Failed to update the journal, ignoring: %m");
+                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
         return ret;
 }
 
@@ -297,7 +264,7 @@ int backend_schedtune_mount(Backend *b) {
         if (r < 0)
                 return r;
         if (r != PROBE_SUCCESS) {
-                log_info("No schedtune controller in this kernel, nothing to mount.");
+                log_info(b->log, "No schedtune controller in this kernel, nothing to mount.");
                 return 0;
         }
         return b->path ? 0 : schedtune_mount(b);

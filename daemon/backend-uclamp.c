@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The uclamp backend, for kernels without SchedTune but with
  * CONFIG_UCLAMP_TASK: a group's boost becomes the util_min clamp of each
- * of its tasks (sched_setattr() with SCHED_FLAG_UTIL_CLAMP_MIN).
+ * of its tasks (sched_setattr() with SCHED_FLAG_UTIL_CLAMP_MIN) and, when
+ * boostd owns a cgroup v2 group (UclampGroup=), cpu.uclamp.min of that
+ * group's child for the class.
  *
- * Mapping: util_min = round(boost * 1024 / 100). SchedTune adds a margin
- * proportional to the spare capacity (util + (1024 - util) * boost / 100),
- * so it raises busy tasks less and small tasks more than a floor does;
- * uclamp guarantees a floor: max(util, util_min). For a task at 20%
- * utilization, boost 50 gives 60% with SchedTune and 50% with uclamp; at
- * 80%, 90% and 80%. The root group has no equivalent (the sysctl
+ * Mapping: util_min = round(boost * 1024 / 100); cpu.uclamp.min gets the
+ * boost as a percentage, "B.00", which the kernel turns into the same
+ * round(B * 100 * 1024 / 10000). SchedTune adds a margin proportional to
+ * the spare capacity (util + (1024 - util) * boost / 100), so it raises
+ * busy tasks less and small tasks more than a floor does; uclamp
+ * guarantees a floor: max(util, util_min). For a task at 20% utilization,
+ * boost 50 gives 60% with SchedTune and 50% with uclamp; at 80%, 90% and
+ * 80%. The cgroup value differs from the per-task one in reach (every task
+ * in the group, not only those boostd placed) and in limits (a group's
+ * effective cpu.uclamp.min is capped by its parents' and by its own
+ * cpu.uclamp.max). The root group has no equivalent (the sysctl
  * sched_util_clamp_min is a limit, not a floor), so its boost is only
  * tracked. */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "backend.h"
@@ -61,7 +70,129 @@ static int uclamp_probe(Backend *b) {
         return PROBE_SUCCESS;
 }
 
+void uclamp_percent_format(unsigned hundredths, char *buf, size_t size) {
+        hundredths = MIN(hundredths, 10000U);
+        snprintf(buf, size, "%u.%02u\n", hundredths / 100, hundredths % 100);
+}
+
+int uclamp_percent_parse(const char *s, unsigned *ret_hundredths) {
+        unsigned whole = 0, frac = 0, digits = 0;
+        const char *c = s;
+
+        if (!isdigit((unsigned char) *c))
+                return -EINVAL;
+        for (; isdigit((unsigned char) *c); c++) {
+                whole = whole * 10 + (unsigned) (*c - '0');
+                if (whole > 100)
+                        return -ERANGE;
+        }
+        if (*c == '.')
+                for (c++; isdigit((unsigned char) *c); c++, digits++) {
+                        if (digits == 2)
+                                return -EINVAL;
+                        frac = frac * 10 + (unsigned) (*c - '0');
+                }
+        if (*c != '\0' || (c[-1] == '.'))
+                return -EINVAL;
+        if (digits == 1)
+                frac *= 10;
+        if (whole * 100 + frac > 10000)
+                return -ERANGE;
+        *ret_hundredths = whole * 100 + frac;
+        return 0;
+}
+
+/* The owned cgroup v2 group of a class; root has none (its value would
+ * cap every class below it). */
+static char *class_group(const Backend *b, const char *group, const char *file) {
+        _cleanup_(freep) char *d = NULL;
+
+        if (!b->uclamp_group || streq(group, "root"))
+                return NULL;
+        d = path_join(b->uclamp_group, group);
+        return d && file ? path_join(d, file) : TAKE_PTR(d);
+}
+
+static int read_uclamp_min(const Backend *b, const char *group, unsigned *ret) {
+        _cleanup_(freep) char *p = class_group(b, group, "cpu.uclamp.min"), *s = NULL;
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = read_one_line(p, &s);
+        if (r < 0)
+                return r;
+        return uclamp_percent_parse(strstrip(s), ret);
+}
+
+static int write_uclamp_min(const Backend *b, const char *group, unsigned hundredths) {
+        _cleanup_(freep) char *p = class_group(b, group, "cpu.uclamp.min");
+        char buf[16];
+
+        if (!p)
+                return -ENOMEM;
+        uclamp_percent_format(hundredths, buf, sizeof(buf));
+        return write_string(p, buf);
+}
+
+/* Makes (or adopts) the owned group's child per class with the cpu
+ * controller, and records its cpu.uclamp.min before any change. */
+static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) {
+        _cleanup_(freep) char *controllers = path_join(b->uclamp_group, "cgroup.controllers");
+        _cleanup_(freep) char *subtree = path_join(b->uclamp_group, "cgroup.subtree_control");
+        int r;
+
+        if (!controllers || !subtree)
+                return -ENOMEM;
+        if (access(controllers, F_OK) < 0)
+                return log_error_errno(b->log, -errno, "UclampGroup=%s is not a cgroup v2 group: %m",
+                                       b->uclamp_group);
+        r = write_string(subtree, "+cpu\n");
+        if (r < 0)
+                return log_error_errno(b->log, r, "Failed to enable the cpu controller below %s: %m",
+                                       b->uclamp_group);
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(freep) char *dir = class_group(b, groups[i], NULL);
+                JournalGroup *jg = journal_get_group(b->journal, groups[i], false);
+                bool created = false;
+                unsigned cur;
+
+                if (streq(groups[i], "root"))
+                        continue;
+                if (!dir)
+                        return -ENOMEM;
+                if (mkdir(dir, 0755) == 0)
+                        created = true;
+                else if (errno != EEXIST)
+                        return log_error_errno(b->log, -errno, "Failed to create %s: %m", dir);
+                r = read_uclamp_min(b, groups[i], &cur);
+                if (r < 0)
+                        return log_error_errno(b->log, r, "Failed to read %s/cpu.uclamp.min: %m", dir);
+                if (jg && jg->has_wrote) {
+                        if (cur != jg->wrote * 100)
+                                log_notice(b->log, "Group %s: cpu.uclamp.min changed by hand since boostd wrote %u.00.",
+                                           groups[i], jg->wrote);
+                        continue;       /* adopted: the journal knows what was found */
+                }
+                jg = journal_get_group(b->journal, groups[i], true);
+                if (!jg)
+                        return -ENOSPC;
+                /* the journal keeps whole percents */
+                jg->found = (cur + 50) / 100;
+                jg->created = created;
+        }
+        return 0;
+}
+
 static int uclamp_start(Backend *b, const char *const *groups, size_t n) {
+        int r;
+
+        if (b->uclamp_group) {
+                r = uclamp_start_cgroup(b, groups, n);
+                if (r < 0)
+                        return r;
+        }
         for (size_t i = 0; i < n; i++)
                 if (!journal_get_group(b->journal, groups[i], true))
                         return -ENOSPC;
@@ -99,6 +230,18 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
 
         if (!g)
                 return -ENOMEM;
+        if (b->uclamp_group && !streq(group, "root")) {
+                unsigned cur;
+                int r;
+
+                if (g->has_wrote && read_uclamp_min(b, group, &cur) == 0 && cur != g->wrote * 100)
+                        log_notice(b->log, "Group %s: cpu.uclamp.min was changed by hand, now setting %u.00.",
+                                   group, boost);
+                r = write_uclamp_min(b, group, boost * 100);
+                if (r < 0)
+                        return log_error_errno(b->log, r, "Failed to write %u.00 to cpu.uclamp.min of %s/%s: %m",
+                                               boost, b->uclamp_group, group);
+        }
         g->wrote = boost;
         g->has_wrote = true;
         for (size_t i = 0; i < j->n_placed; i++) {
@@ -110,7 +253,7 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
                         continue;
                 r = uclamp_set_process(b, j->placed[i].id.pid, boost);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to clamp PID %d, ignoring: %m",
+                        log_warning_errno(b->log, r, "Failed to clamp PID %d, ignoring: %m",
                                           (int) j->placed[i].id.pid);
         }
         return journal_save(j);
@@ -134,14 +277,42 @@ static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
         return journal_save(j);
 }
 
+/* Puts cpu.uclamp.min of the owned groups back, unless changed by hand. */
+static int uclamp_restore_cgroup(Backend *b) {
+        Journal *j = b->journal;
+        int ret = 0, r;
+
+        for (size_t i = 0; i < j->n_groups; i++) {
+                JournalGroup *g = &j->groups[i];
+                unsigned cur, target;
+
+                if (streq(g->name, "root") || read_uclamp_min(b, g->name, &cur) < 0)
+                        continue;
+                if (g->has_wrote && cur != g->wrote * 100) {
+                        log_notice(b->log, "Group %s: cpu.uclamp.min was changed by hand, leaving it.", g->name);
+                        continue;
+                }
+                target = (b->restore_found ? g->found : 0) * 100;
+                if (target == cur)
+                        continue;
+                r = write_uclamp_min(b, g->name, target);
+                if (r < 0)
+                        ret = log_warning_errno(b->log, r, "Failed to restore cpu.uclamp.min of %s: %m", g->name);
+        }
+        return ret;
+}
+
 static int uclamp_restore(Backend *b) {
         Journal *j = b->journal;
+        int r = 0;
 
         for (size_t i = 0; i < j->n_placed; i++)
                 if (process_id_is_current(b->proc_root, &j->placed[i].id) > 0)
                         (void) uclamp_set_process(b, j->placed[i].id.pid, 0);
+        if (b->uclamp_group)
+                r = uclamp_restore_cgroup(b);
         journal_clear_kernel(j);
-        return journal_save(j);
+        return journal_save(j) ?: r;
 }
 
 const BackendVTable backend_uclamp = {

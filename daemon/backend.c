@@ -13,7 +13,7 @@ static const BackendVTable *const backends[] = {
 };
 
 Backend *backend_new(const char *root, const char *mount_point, const char *proc_root,
-                     Journal *journal, bool restore_found) {
+                     Journal *journal, bool restore_found, const LogContext *log) {
         Backend *b = calloc(1, sizeof(Backend));
 
         if (!b)
@@ -22,7 +22,10 @@ Backend *backend_new(const char *root, const char *mount_point, const char *proc
         b->mount_point = strdup(mount_point);
         b->proc_root = strdup(proc_root);
         b->journal = journal;
+        b->log = log;
         b->restore_found = restore_found;
+        b->controller = "schedtune";
+        b->boost_file = "schedtune.boost";
         if (!b->root || !b->mount_point || !b->proc_root)
                 return backend_free(b);
         return b;
@@ -35,6 +38,7 @@ Backend *backend_free(Backend *b) {
         free(b->mount_point);
         free(b->path);
         free(b->proc_root);
+        free(b->uclamp_group);
         free(b);
         return NULL;
 }
@@ -55,13 +59,13 @@ int backend_select(Backend *b, const char *name) {
                 b->vt = vt;
                 r = vt->probe(b);
                 if (r == PROBE_SUCCESS) {
-                        log_info("Using backend %s.", vt->name);
+                        log_info(b->log, "Using backend %s.", vt->name);
                         return 0;
                 }
                 if (r < 0)
-                        log_warning_errno(r, "Backend %s: probe failed: %m", vt->name);
+                        log_warning_errno(b->log, r, "Backend %s: probe failed: %m", vt->name);
                 else
-                        log_info("Backend %s: %s.", vt->name,
+                        log_info(b->log, "Backend %s: %s.", vt->name,
                                  r == PROBE_DEFER ? "not ready yet, trying the next" : "not available");
                 b->vt = NULL;
                 if (!any)

@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "cgroup-ops.h"
 #include "journal.h"
+#include "log.h"
 #include "proc.h"
 
 typedef enum ProbeResult {
@@ -38,13 +40,20 @@ struct Backend {
         char *path;             /* resolved hierarchy path */
         char *proc_root;        /* where processes are looked up */
         Journal *journal;       /* the manager's */
+        const LogContext *log;  /* the manager's */
         bool restore_found;     /* RestoreOnStop=found */
         bool mounted;           /* boostd mounted the hierarchy */
-        /* schedtune: makes a group directory (mkdir(2) on cgroupfs, where the
-         * kernel fills in the files); a seam for tests */
-        int (*make_group)(const char *path);
+        /* schedtune: how the cgroup work is done (libcgroup on the host,
+         * files under a root prefix; see cgroup-ops.h), the controller and
+         * its boost file */
+        const CgroupOps *cgroup;
+        const char *controller;
+        const char *boost_file;
         /* uclamp: sets util_min of one task; a seam for tests */
         int (*set_util_min)(pid_t tid, unsigned util_min);
+        /* uclamp: a cgroup v2 group boostd owns (resolved, below root), whose
+         * children per class get cpu.uclamp.min; NULL = none */
+        char *uclamp_group;
 };
 
 extern const BackendVTable backend_schedtune;
@@ -52,7 +61,7 @@ extern const BackendVTable backend_uclamp;
 extern const BackendVTable backend_none;
 
 Backend *backend_new(const char *root, const char *mount_point, const char *proc_root,
-                     Journal *journal, bool restore_found);
+                     Journal *journal, bool restore_found, const LogContext *log);
 Backend *backend_free(Backend *b);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 
@@ -69,3 +78,7 @@ int backend_schedtune_mount(Backend *b);
 
 /* uclamp mapping of a boost percentage to util_min (0..1024). */
 unsigned uclamp_from_boost(unsigned boost);
+/* cpu.uclamp.min is a percentage with two decimals, "12.34": hundredths
+ * to text and back (0..10000). */
+void uclamp_percent_format(unsigned hundredths, char *buf, size_t size);
+int uclamp_percent_parse(const char *s, unsigned *ret_hundredths);

@@ -20,6 +20,7 @@ typedef struct Args {
         bool check_config;
         bool mount_only;
         const char *check_file;
+        LogContext log;         /* until the manager has its own */
 } Args;
 
 static void help(void) {
@@ -75,7 +76,7 @@ static int parse_args(int argc, char *argv[], Args *a) {
                                 fprintf(stderr, "boostd: invalid log level '%s'\n", optarg);
                                 return -EINVAL;
                         }
-                        log_set_max_level(r);
+                        a->log.max_level = r;
                         break;
                 case ARG_MOUNT:
                         a->mount_only = true;
@@ -137,12 +138,12 @@ static int mount_only(const Args *a) {
         r = a->config_file ? config_load(a->config_file, false, NULL, &c, &error)
                            : config_load(main_file, true, dropins, &c, &error);
         if (r < 0) {
-                log_error("Invalid configuration: %s", error ?: strerror(-r));
+                log_error(&a->log, "Invalid configuration: %s", error ?: strerror(-r));
                 return EXIT_NOTCONFIGURED;
         }
         if (!streq(c->backend, "auto") && !streq(c->backend, "schedtune"))
                 return EXIT_SUCCESS;
-        b = backend_new(a->root ?: "/", c->mount_point, "/proc", NULL, false);
+        b = backend_new(a->root ?: "/", c->mount_point, "/proc", NULL, false, &a->log);
         if (!b)
                 return EXIT_FAILURE;
         r = backend_schedtune_mount(b);
@@ -158,14 +159,19 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
                 (void) sd_notify(false, "READY=1\nSTATUS=Running");
                 return 0;
         }
-        log_info("Received %s, stopping.", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        log_info(&m->log, "Received %s, stopping.", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
 static int run(const Args *a) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(freep) char *error = NULL;
-        ManagerOptions o = { .root = a->root, .config_file = a->config_file, .backend = a->backend };
+        ManagerOptions o = {
+                .root = a->root,
+                .config_file = a->config_file,
+                .backend = a->backend,
+                .log_level = a->log.max_level,
+        };
         static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
         sigset_t mask;
         int r;
@@ -174,15 +180,15 @@ static int run(const Args *a) {
         for (size_t i = 0; i < ELEMENTSOF(signals); i++)
                 sigaddset(&mask, signals[i]);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(-errno, "Failed to block signals: %m");
+                return log_error_errno(&a->log, -errno, "Failed to block signals: %m");
 
         r = manager_new(&o, &m, &error);
         if (r < 0) {
                 if (error) {
-                        log_error("Invalid configuration: %s", error);
+                        log_error(&a->log, "Invalid configuration: %s", error);
                         return -EBADMSG;
                 }
-                return log_error_errno(r, "Failed to set up: %m");
+                return log_error_errno(&a->log, r, "Failed to set up: %m");
         }
 
         for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
@@ -190,14 +196,14 @@ static int run(const Args *a) {
 
                 r = sd_event_add_signal(m->event, &s, signals[i], on_signal, m);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to watch signal %d: %m", signals[i]);
+                        return log_error_errno(&m->log, r, "Failed to watch signal %d: %m", signals[i]);
                 (void) sd_event_source_set_description(s, signals[i] == SIGHUP ? "signal-reload" : "signal-exit");
                 (void) sd_event_source_set_floating(s, true);
                 sd_event_source_unref(s);
         }
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
-                log_warning_errno(r, "Failed to enable the watchdog, ignoring: %m");
+                log_warning_errno(&m->log, r, "Failed to enable the watchdog, ignoring: %m");
 
         r = manager_start(m);
         if (r < 0)
@@ -207,11 +213,11 @@ static int run(const Args *a) {
                 goto finish;
 
         (void) sd_notifyf(false, "READY=1\nSTATUS=Running with backend %s", backend_name(m->backend));
-        log_info("Ready (backend %s, %zu groups).", backend_name(m->backend), m->n_groups);
+        log_info(&m->log, "Ready (backend %s, %zu groups).", backend_name(m->backend), m->n_groups);
 
         r = sd_event_loop(m->event);
         if (r < 0)
-                log_error_errno(r, "Event loop failed: %m");
+                log_error_errno(&m->log, r, "Event loop failed: %m");
 finish:
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Restoring the groups");
         (void) manager_stop(m);
@@ -219,7 +225,7 @@ finish:
 }
 
 int main(int argc, char *argv[]) {
-        Args a = {};
+        Args a = { .log = LOG_CONTEXT_DEFAULT };
         int r;
 
         r = parse_args(argc, argv, &a);

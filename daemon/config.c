@@ -74,6 +74,7 @@ Config *config_free(Config *c) {
                 return NULL;
         free(c->backend);
         free(c->mount_point);
+        free(c->uclamp_group);
         free(c->default_class);
         for (size_t i = 0; i < c->n_rules; i++)
                 rule_done(&c->rules[i]);
@@ -268,6 +269,16 @@ static int parse_daemon_key(Parser *p, const char *key, const char *value) {
                 if (value[0] != '/' || strstr(value, ".."))
                         return parser_fail(p, -EINVAL, "MountPoint=%s: not an absolute path", value);
                 return set_string(p, &c->mount_point, key, value);
+        }
+        if (streq(key, "UclampGroup")) {
+                if (value[0] == '\0') {
+                        free(c->uclamp_group);
+                        c->uclamp_group = NULL;
+                        return 1;
+                }
+                if (value[0] != '/' || strstr(value, ".."))
+                        return parser_fail(p, -EINVAL, "UclampGroup=%s: not an absolute path", value);
+                return set_string(p, &c->uclamp_group, key, value);
         }
         if (streq(key, "LogLevel")) {
                 r = log_level_from_string(value);

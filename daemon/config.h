@@ -48,6 +48,7 @@ typedef struct Rule {
 typedef struct Config {
         char *backend;          /* auto, schedtune, uclamp, none */
         char *mount_point;      /* below the root prefix */
+        char *uclamp_group;     /* cgroup v2 group boostd owns, or NULL */
         int log_level;          /* syslog priority, -1 = unset */
         char *default_class;
         int default_class_index;

@@ -93,8 +93,8 @@ static void input_source_lower(InputSource *s) {
                 (void) sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
         r = manager_set_input_boost(s->m, s->raised_group, 0);
         if (r < 0 && r != -ENOENT)
-                log_warning_errno(r, "Failed to lower the input boost of %s: %m", s->raised_group);
-        log_debug("Input boost of %s ended.", s->raised_group);
+                log_warning_errno(&s->m->log, r, "Failed to lower the input boost of %s: %m", s->raised_group);
+        log_debug(&s->m->log, "Input boost of %s ended.", s->raised_group);
 }
 
 /* Lowers the boost now (manual mode, reload). */
@@ -156,15 +156,15 @@ static void input_source_activity(InputSource *s) {
         r = input_source_arm(s);
         if (r < 0) {
                 /* Without a timer the boost could not come down. */
-                log_warning_errno(r, "Failed to arm the input boost timer: %m");
+                log_warning_errno(&s->m->log, r, "Failed to arm the input boost timer: %m");
                 input_boost_reset(&s->boost);
                 return;
         }
         r = manager_set_input_boost(s->m, g, c->boost);
         if (r < 0)
-                log_warning_errno(r, "Failed to raise the input boost of %s: %m", g);
+                log_warning_errno(&s->m->log, r, "Failed to raise the input boost of %s: %m", g);
         else
-                log_debug("Input activity: %s raised by %u for %u ms.", g, c->boost, c->duration_ms);
+                log_debug(&s->m->log, "Input activity: %s raised by %u for %u ms.", g, c->boost, c->duration_ms);
 }
 
 static InputDevice *input_device_free(InputDevice *d) {
@@ -184,7 +184,7 @@ static void input_source_remove(InputSource *s, const char *devnode) {
                         InputDevice *d = *i;
 
                         *i = d->next;
-                        log_info("Input device %s gone.", devnode);
+                        log_info(&s->m->log, "Input device %s gone.", devnode);
                         input_device_free(d);
                         return;
                 }
@@ -246,7 +246,7 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
         if (!d->devnode || d->fd < 0) {
                 r = d->devnode ? -errno : -ENOMEM;
                 input_device_free(d);
-                return log_warning_errno(r, "Cannot open input device %s, ignoring: %m", devnode);
+                return log_warning_errno(&s->m->log, r, "Cannot open input device %s, ignoring: %m", devnode);
         }
         r = sd_event_add_io(s->m->event, &d->io, d->fd, EPOLLIN, on_device_io, d);
         if (r >= 0) {
@@ -259,11 +259,11 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
         }
         if (r < 0) {
                 input_device_free(d);
-                return log_warning_errno(r, "Cannot watch input device %s, ignoring: %m", devnode);
+                return log_warning_errno(&s->m->log, r, "Cannot watch input device %s, ignoring: %m", devnode);
         }
         d->next = s->devices;
         s->devices = d;
-        log_info("Watching input device %s for activity.", devnode);
+        log_info(&s->m->log, "Watching input device %s for activity.", devnode);
         return 1;
 }
 
@@ -412,7 +412,7 @@ static int input_source_watch(InputSource *s) {
                         return -errno;
                 if (inotify_add_watch(s->inotify_fd, s->dev_dir,
                                       IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0) {
-                        log_debug_errno(-errno, "Cannot watch %s (no input devices): %m", s->dev_dir);
+                        log_debug_errno(&s->m->log, -errno, "Cannot watch %s (no input devices): %m", s->dev_dir);
                         return 0;
                 }
                 r = sd_event_add_io(s->m->event, &s->inotify_source, s->inotify_fd, EPOLLIN,
@@ -445,7 +445,7 @@ static void input_source_scan(InputSource *s) {
         }
         r = input_scan_sd_device(s);
         if (r < 0)
-                log_warning_errno(r, "Failed to list the input devices: %m");
+                log_warning_errno(&s->m->log, r, "Failed to list the input devices: %m");
 }
 
 static void input_source_close_all(InputSource *s) {
@@ -475,7 +475,7 @@ int input_source_new(Manager *m, InputSource **ret) {
         /* Watch first, then list: a device plugged in between is seen. */
         r = input_source_watch(s);
         if (r < 0)
-                log_warning_errno(r, "Cannot follow input hotplug: %m");
+                log_warning_errno(&m->log, r, "Cannot follow input hotplug: %m");
         input_source_scan(s);
         *ret = TAKE_PTR(s);
         return 0;

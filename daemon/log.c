@@ -6,22 +6,11 @@
 
 #include "log.h"
 
-/* The one piece of process-wide state: like syslog(3)'s mask. */
-static int max_level = LOG_INFO;
-
 static const char *const level_names[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
         [LOG_ERR] = "err", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
         [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
 };
-
-void log_set_max_level(int level) {
-        max_level = level;
-}
-
-int log_get_max_level(void) {
-        return max_level;
-}
 
 int log_level_from_string(const char *s) {
         for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
@@ -36,7 +25,7 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
-int log_internal(int level, int error, const char *file, int line,
+int log_internal(const LogContext *ctx, int level, int error, const char *file, int line,
                  const char *format, ...) {
         int saved = errno;
         va_list ap;
@@ -44,7 +33,7 @@ int log_internal(int level, int error, const char *file, int line,
         (void) file;
         (void) line;
 
-        if (level <= max_level) {
+        if (level <= (ctx ? ctx->max_level : LOG_INFO)) {
                 char buf[1024];
 
                 /* %m should print the error we were given, not errno */

@@ -5,30 +5,36 @@
 #include <syslog.h>
 #include "macro.h"
 
-void log_set_max_level(int level);
-int log_get_max_level(void);
+/* Where the level lives: the manager owns one and hands it to what it
+ * owns (the backend); no process-wide state. NULL logs at LOG_INFO. */
+typedef struct LogContext {
+        int max_level;
+} LogContext;
+
+#define LOG_CONTEXT_DEFAULT ((LogContext) { .max_level = LOG_INFO })
+
 int log_level_from_string(const char *s);
 const char *log_level_to_string(int level);
 
 /* Logs with priority and returns error (negative errno), so
  * "return log_error_errno(r, ...)" logs once where the error is handled.
  * %m in the format prints strerror(-error). */
-int log_internal(int level, int error, const char *file, int line,
-                 const char *format, ...) _printf_(5, 6);
+int log_internal(const LogContext *ctx, int level, int error, const char *file, int line,
+                 const char *format, ...) _printf_(6, 7);
 
-#define log_full_errno(level, error, ...) \
-        log_internal((level), (error), __FILE__, __LINE__, __VA_ARGS__)
-#define log_full(level, ...) log_full_errno((level), 0, __VA_ARGS__)
+#define log_full_errno(ctx, level, error, ...) \
+        log_internal((ctx), (level), (error), __FILE__, __LINE__, __VA_ARGS__)
+#define log_full(ctx, level, ...) log_full_errno((ctx), (level), 0, __VA_ARGS__)
 
-#define log_debug(...)   log_full(LOG_DEBUG, __VA_ARGS__)
-#define log_info(...)    log_full(LOG_INFO, __VA_ARGS__)
-#define log_notice(...)  log_full(LOG_NOTICE, __VA_ARGS__)
-#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
-#define log_error(...)   log_full(LOG_ERR, __VA_ARGS__)
+#define log_debug(ctx, ...)   log_full((ctx), LOG_DEBUG, __VA_ARGS__)
+#define log_info(ctx, ...)    log_full((ctx), LOG_INFO, __VA_ARGS__)
+#define log_notice(ctx, ...)  log_full((ctx), LOG_NOTICE, __VA_ARGS__)
+#define log_warning(ctx, ...) log_full((ctx), LOG_WARNING, __VA_ARGS__)
+#define log_error(ctx, ...)   log_full((ctx), LOG_ERR, __VA_ARGS__)
 
-#define log_debug_errno(e, ...)   log_full_errno(LOG_DEBUG, (e), __VA_ARGS__)
-#define log_info_errno(e, ...)    log_full_errno(LOG_INFO, (e), __VA_ARGS__)
-#define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, (e), __VA_ARGS__)
-#define log_error_errno(e, ...)   log_full_errno(LOG_ERR, (e), __VA_ARGS__)
+#define log_debug_errno(ctx, e, ...)   log_full_errno((ctx), LOG_DEBUG, (e), __VA_ARGS__)
+#define log_info_errno(ctx, e, ...)    log_full_errno((ctx), LOG_INFO, (e), __VA_ARGS__)
+#define log_warning_errno(ctx, e, ...) log_full_errno((ctx), LOG_WARNING, (e), __VA_ARGS__)
+#define log_error_errno(ctx, e, ...)   log_full_errno((ctx), LOG_ERR, (e), __VA_ARGS__)
 
-#define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
+#define log_oom(ctx) log_error_errno((ctx), -ENOMEM, "Out of memory.")

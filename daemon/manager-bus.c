@@ -64,13 +64,13 @@ static int polkit_append_subject(sd_bus_message *call, const char *sender, const
         return sd_bus_message_append(call, "a{ss}us", 0, 0U, "");
 }
 
-static int polkit_reply_authorized(sd_bus_message *reply, sd_bus_error *error) {
+static int polkit_reply_authorized(Manager *m, sd_bus_message *reply, sd_bus_error *error) {
         int authorized = 0, challenge = 0, r;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
 
-                log_warning("polkit check failed: %s", e && e->message ? e->message : "unknown error");
+                log_warning(&m->log, "polkit check failed: %s", e && e->message ? e->message : "unknown error");
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
                                         "Authorization check failed");
         }
@@ -80,7 +80,7 @@ static int polkit_reply_authorized(sd_bus_message *reply, sd_bus_error *error) {
         if (r < 0)
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
                                         "Cannot read the authorization result");
-        log_debug("polkit: authorized=%d challenge=%d", authorized, challenge);
+        log_debug(&m->log, "polkit: authorized=%d challenge=%d", authorized, challenge);
         if (!authorized)
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Not authorized");
         return 1;
@@ -95,7 +95,7 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         (void) ret_error;
         pending_unlink(m, p);
 
-        r = polkit_reply_authorized(reply, &error);
+        r = polkit_reply_authorized(m, reply, &error);
         if (r > 0) {
                 r = sd_bus_message_rewind(p->msg, true);
                 if (r >= 0)
@@ -176,10 +176,10 @@ static int bus_authorize_sync(Manager *m, sd_bus_message *msg, const char *actio
                 return r;
         r = sd_bus_call(m->bus, call, 5 * USEC_PER_SEC, NULL, &reply);
         if (r < 0) {
-                log_warning_errno(r, "polkit check failed: %m");
+                log_warning_errno(&m->log, r, "polkit check failed: %m");
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Authorization check failed");
         }
-        return polkit_reply_authorized(reply, error);
+        return polkit_reply_authorized(m, reply, error);
 }
 
 /* SetBoost(s group, u boost) */
@@ -541,16 +541,16 @@ int manager_connect_bus(Manager *m) {
 
         r = sd_bus_default_system(&m->bus);
         if (r < 0)
-                return log_error_errno(r, "Failed to connect to the system bus: %m");
+                return log_error_errno(&m->log, r, "Failed to connect to the system bus: %m");
         r = sd_bus_add_object_vtable(m->bus, NULL, BOOST_BUS_PATH, BOOST_BUS_IFACE, boost_vtable, m);
         if (r < 0)
-                return log_error_errno(r, "Failed to add the object vtable: %m");
+                return log_error_errno(&m->log, r, "Failed to add the object vtable: %m");
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
-                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+                return log_error_errno(&m->log, r, "Failed to attach the bus to the event loop: %m");
         r = sd_bus_request_name(m->bus, BOOST_BUS_NAME, 0);
         if (r < 0)
-                return log_error_errno(r, "Failed to take the bus name %s: %m", BOOST_BUS_NAME);
+                return log_error_errno(&m->log, r, "Failed to take the bus name %s: %m", BOOST_BUS_NAME);
         return 0;
 }
 

@@ -47,6 +47,7 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
         if (!m)
                 return -ENOMEM;
         holds_init(&m->holds, HOLDS_PER_CLIENT_DEFAULT);
+        m->log.max_level = o->log_level > 0 ? o->log_level : LOG_INFO;
 
         m->root = strdup(o->root ?: "/");
         m->proc_root = strdup(o->proc_root ?: "/proc");
@@ -76,7 +77,7 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
         if (r < 0)
                 return r;
         if (m->config->log_level >= 0)
-                log_set_max_level(m->config->log_level);
+                m->log.max_level = m->config->log_level;
         m->holds.max_per_owner = m->config->max_holds_per_client;
 
         m->n_groups = m->config->n_classes;
@@ -187,7 +188,7 @@ static int manager_save(Manager *m) {
         int r = journal_save(m->journal);
 
         if (r < 0)
-                log_warning_errno(r, "Failed to save state in %s, ignoring: %m", m->journal->dir);
+                log_warning_errno(&m->log, r, "Failed to save state in %s, ignoring: %m", m->journal->dir);
         return 0;
 }
 
@@ -231,7 +232,7 @@ static void manager_restore_api_state(Manager *m) {
                 }
                 r = manager_attach(m, &p->id, (size_t) g);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to move PID %d back into %s, ignoring: %m",
+                        log_warning_errno(&m->log, r, "Failed to move PID %d back into %s, ignoring: %m",
                                           (int) p->id.pid, p->group);
                 i++;
         }
@@ -240,7 +241,7 @@ static void manager_restore_api_state(Manager *m) {
 
                 m->foreground = j->foreground;
                 if (g >= 0 && manager_attach(m, &j->foreground, (size_t) g) < 0)
-                        log_warning("Failed to move the foreground process %d back, ignoring.",
+                        log_warning(&m->log, "Failed to move the foreground process %d back, ignoring.",
                                     (int) j->foreground.pid);
         } else
                 j->foreground = (ProcessId) {};
@@ -253,36 +254,41 @@ int manager_start(Manager *m) {
 
         r = journal_load(m->journal);
         if (r < 0)
-                log_warning_errno(r, "Failed to read %s, ignoring: %m", m->journal->dir);
+                log_warning_errno(&m->log, r, "Failed to read %s, ignoring: %m", m->journal->dir);
         else if (r > 0)
-                log_notice("Found a journal from an earlier run: adopting its groups.");
+                log_notice(&m->log, "Found a journal from an earlier run: adopting its groups.");
 
         m->backend = backend_new(m->root, m->config->mount_point, m->proc_root, m->journal,
-                                 m->config->restore_found);
+                                 m->config->restore_found, &m->log);
         if (!m->backend)
-                return log_oom();
+                return log_oom(&m->log);
+        if (m->config->uclamp_group) {
+                m->backend->uclamp_group = path_join_root(m->root, m->config->uclamp_group);
+                if (!m->backend->uclamp_group)
+                        return log_oom(&m->log);
+        }
         want = m->backend_override ?: m->config->backend;
         r = backend_select(m->backend, want);
         if (r < 0)
-                return log_error_errno(r, "No usable backend (Backend=%s): %m", want);
+                return log_error_errno(&m->log, r, "No usable backend (Backend=%s): %m", want);
 
         r = m->backend->vt->start(m->backend, manager_group_names(m, names), m->n_groups);
         if (r < 0)
-                return log_error_errno(r, "Failed to start the %s backend: %m",
+                return log_error_errno(&m->log, r, "Failed to start the %s backend: %m",
                                        backend_name(m->backend));
 
         manager_restore_api_state(m);
         /* The power state first, so the first write is the right one. */
         r = power_source_new(m, &m->power);
         if (r < 0)
-                log_warning_errno(r, "Failed to set up the power state source, ignoring: %m");
+                log_warning_errno(&m->log, r, "Failed to set up the power state source, ignoring: %m");
         m->started = true;
         r = manager_apply_all(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to apply the boosts: %m");
+                return log_error_errno(&m->log, r, "Failed to apply the boosts: %m");
         r = input_source_new(m, &m->input);
         if (r < 0)
-                log_warning_errno(r, "Failed to set up the input boost source, ignoring: %m");
+                log_warning_errno(&m->log, r, "Failed to set up the input boost source, ignoring: %m");
         manager_save(m);
         return 0;
 }
@@ -297,9 +303,9 @@ int manager_stop(Manager *m) {
         m->started = false;
         r = m->backend->vt->restore(m->backend);
         if (r < 0)
-                log_warning_errno(r, "Failed to restore everything: %m");
+                log_warning_errno(&m->log, r, "Failed to restore everything: %m");
         manager_save(m);
-        log_info("Restored the groups and moved placed processes back to root.");
+        log_info(&m->log, "Restored the groups and moved placed processes back to root.");
         return r;
 }
 
@@ -326,7 +332,7 @@ int manager_set_boost(Manager *m, const char *group, unsigned boost, sd_bus_erro
         (void) journal_set_override(m->journal, group, boost);
         manager_save(m);
         manager_emit_changed(m, "Groups");
-        log_info("Group %s: base boost set to %u.", group, boost);
+        log_info(&m->log, "Group %s: base boost set to %u.", group, boost);
         return 0;
 }
 
@@ -413,7 +419,7 @@ int manager_classify(Manager *m, pid_t pid, const char *group, sd_bus_error *err
         if (r < 0)
                 return r;
         manager_save(m);
-        log_info("PID %d moved to %s.", (int) pid, group);
+        log_info(&m->log, "PID %d moved to %s.", (int) pid, group);
         return 0;
 }
 
@@ -476,7 +482,7 @@ int manager_set_foreground(Manager *m, pid_t pid, sd_bus_error *error) {
                         (void) manager_move(m, old.pid, (size_t) back, false, NULL);
         }
         manager_save(m);
-        log_info("Foreground: PID %d (%s).", (int) pid, m->groups[target].name);
+        log_info(&m->log, "Foreground: PID %d (%s).", (int) pid, m->groups[target].name);
         return 0;
 }
 
@@ -502,7 +508,7 @@ static void manager_rearm_hold_timer(Manager *m) {
                 r = sd_event_add_time(m->event, &m->hold_timer, CLOCK_MONOTONIC, d, 0,
                                       on_hold_timer, m);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to add the hold timer: %m");
+                        log_error_errno(&m->log, r, "Failed to add the hold timer: %m");
                         return;
                 }
                 (void) sd_event_source_set_description(m->hold_timer, "hold-timer");
@@ -521,7 +527,7 @@ static void manager_expire_holds(Manager *m, uint64_t now) {
         while ((i = holds_find_expired(&m->holds, now)) >= 0) {
                 Hold *h = &m->holds.holds[i];
 
-                log_info("Hold %08x on %s expired.", h->cookie, h->group);
+                log_info(&m->log, "Hold %08x on %s expired.", h->cookie, h->group);
                 manager_untrack_hold(m, h->userdata);
                 holds_remove_at(&m->holds, (size_t) i);
                 any = true;
@@ -595,7 +601,7 @@ int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout
         }
         manager_rearm_hold_timer(m);
         manager_emit_changed(m, "Holds");
-        log_info("Hold %08x: %s at least %u for %s (%s).", cookie, group, boost, owner,
+        log_info(&m->log, "Hold %08x: %s at least %u for %s (%s).", cookie, group, boost, owner,
                  reason && reason[0] ? reason : "no reason given");
         *ret_cookie = cookie;
         return 0;
@@ -615,7 +621,7 @@ int manager_release(Manager *m, uint32_t cookie, const char *owner, sd_bus_error
         (void) manager_apply_all(m);
         manager_rearm_hold_timer(m);
         manager_emit_changed(m, "Holds");
-        log_info("Hold %08x released.", cookie);
+        log_info(&m->log, "Hold %08x released.", cookie);
         return 0;
 }
 
@@ -625,7 +631,7 @@ void manager_drop_holds_of(Manager *m, void *userdata) {
 
         for (size_t i = 0; i < m->holds.n;) {
                 if (m->holds.holds[i].userdata == userdata) {
-                        log_info("Hold %08x ended: its client left the bus.", m->holds.holds[i].cookie);
+                        log_info(&m->log, "Hold %08x ended: its client left the bus.", m->holds.holds[i].cookie);
                         holds_remove_at(&m->holds, i);
                         any = true;
                 } else
@@ -678,7 +684,7 @@ int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error) {
         m->journal->manual = new == MODE_MANUAL;
         manager_save(m);
         manager_emit_changed(m, "Mode");
-        log_info("Mode: %s.", mode_to_string(new));
+        log_info(&m->log, "Mode: %s.", mode_to_string(new));
         input_source_mode_changed(m->input);
         if (m->power)
                 power_source_update(m->power);
@@ -764,7 +770,7 @@ static int manager_swap_config(Manager *m, Config *c) {
         config_free(old_config);
         m->holds.max_per_owner = c->max_holds_per_client;
         if (c->log_level >= 0)
-                log_set_max_level(c->log_level);
+                m->log.max_level = c->log_level;
         return 0;
 }
 
@@ -775,18 +781,19 @@ int manager_reload(Manager *m, sd_bus_error *error) {
 
         r = config_load(m->config_file, m->config_file_optional, m->dropin_dir, &c, &msg);
         if (r < 0) {
-                log_error("Rejected the new configuration, keeping the running one: %s",
+                log_error(&m->log, "Rejected the new configuration, keeping the running one: %s",
                           msg ?: strerror(-r));
                 return manager_set_error(error, r, BOOST_ERROR_INVALID_CONFIG, "%s",
                                          msg ?: strerror(-r));
         }
-        if (!streq(c->backend, m->config->backend) || !streq(c->mount_point, m->config->mount_point))
-                log_notice("Backend= and MountPoint= take effect at the next start.");
+        if (!streq(c->backend, m->config->backend) || !streq(c->mount_point, m->config->mount_point) ||
+            !streq_ptr(c->uclamp_group, m->config->uclamp_group))
+                log_notice(&m->log, "Backend=, MountPoint= and UclampGroup= take effect at the next start.");
 
         r = manager_swap_config(m, c);
         if (r < 0) {
                 config_free(c);
-                log_error_errno(r, "Failed to take the new configuration, keeping the running one: %m");
+                log_error_errno(&m->log, r, "Failed to take the new configuration, keeping the running one: %m");
                 return manager_set_error(error, r, BOOST_ERROR_BACKEND_FAILED,
                                          "Failed to set up the new groups: %s", strerror(-r));
         }
@@ -798,6 +805,6 @@ int manager_reload(Manager *m, sd_bus_error *error) {
         input_source_reload(m->input);
         if (m->power)
                 power_source_update(m->power);
-        log_info("Configuration reloaded.");
+        log_info(&m->log, "Configuration reloaded.");
         return 0;
 }

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "holds.h"
 #include "journal.h"
+#include "log.h"
 #include "policy.h"
 
 typedef enum Mode {
@@ -33,9 +34,11 @@ typedef struct ManagerOptions {
         const char *config_file;        /* NULL = <root>/etc/boostd.conf */
         const char *proc_root;          /* NULL = "/proc" */
         const char *backend;            /* overrides Backend= when set */
+        int log_level;                  /* until LogLevel= is read; 0 = LOG_INFO */
 } ManagerOptions;
 
 typedef struct Manager {
+        LogContext log;
         sd_event *event;
         sd_bus *bus;
 

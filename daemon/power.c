@@ -130,7 +130,7 @@ static void power_watch_tree(PowerSource *p) {
                 return;
         if (inotify_add_watch(p->inotify_fd, p->class_dir,
                               IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR) < 0) {
-                log_debug_errno(-errno, "Cannot watch %s (no power supplies): %m", p->class_dir);
+                log_debug_errno(&p->m->log, -errno, "Cannot watch %s (no power supplies): %m", p->class_dir);
                 return;
         }
         d = opendir(p->class_dir);
@@ -155,11 +155,11 @@ void power_source_update(PowerSource *p) {
 
         s = power_state_next(p->state, &p->sample, c->low_percent, c->hysteresis);
         if (s != p->state && p->sample.has_battery && p->sample.has_capacity)
-                log_info("Power: %s (battery at %u%%)%s.", power_state_to_string(s),
+                log_info(&p->m->log, "Power: %s (battery at %u%%)%s.", power_state_to_string(s),
                          p->sample.capacity,
                          p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "");
         else if (s != p->state)
-                log_info("Power: %s%s.", power_state_to_string(s),
+                log_info(&p->m->log, "Power: %s%s.", power_state_to_string(s),
                          p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "");
         p->state = s;
         if (p->m->mode == MODE_AUTO)
@@ -176,7 +176,7 @@ int power_source_refresh(PowerSource *p) {
         } else
                 r = power_read_sd_device(&s);
         if (r < 0)
-                return log_warning_errno(r, "Failed to read the power supplies, keeping %s: %m",
+                return log_warning_errno(&p->m->log, r, "Failed to read the power supplies, keeping %s: %m",
                                          power_state_to_string(p->state));
         p->sample = s;
         power_source_update(p);
@@ -245,7 +245,7 @@ int power_source_new(Manager *m, PowerSource **ret) {
 
         r = power_source_watch(p);
         if (r < 0)
-                log_warning_errno(r, "Cannot follow power supply changes, reading them once: %m");
+                log_warning_errno(&m->log, r, "Cannot follow power supply changes, reading them once: %m");
         (void) power_source_refresh(p);
         *ret = TAKE_PTR(p);
         return 0;

@@ -69,6 +69,7 @@ static void test_good_file(void **state) {
                                   "[Daemon]\n"
                                   "Backend=uclamp\n"
                                   "MountPoint=/sys/fs/stune\n"
+                                  "UclampGroup=/sys/fs/cgroup/boostd.slice\n"
                                   "LogLevel=debug\n"
                                   "DefaultClass=background\n"
                                   "MaxHoldsPerClient=4\n"
@@ -88,6 +89,7 @@ static void test_good_file(void **state) {
         assert_null(error);
         assert_string_equal(c->backend, "uclamp");
         assert_string_equal(c->mount_point, "/sys/fs/stune");
+        assert_string_equal(c->uclamp_group, "/sys/fs/cgroup/boostd.slice");
         assert_int_equal(c->log_level, LOG_DEBUG);
         assert_int_equal(c->default_class_index, 1);
         assert_int_equal(c->max_holds_per_client, 4);
@@ -158,6 +160,7 @@ static const BadCase bad_cases[] = {
           "2: Comm=averyveryverylongname: longer than the kernel's 15 characters, can never match" },
         { "[Daemon]\nBackend=turbo\n", -EINVAL, "2: Backend=turbo: expected auto, schedtune, uclamp or none" },
         { "[Daemon]\nMountPoint=dev/stune\n", -EINVAL, "2: MountPoint=dev/stune: not an absolute path" },
+        { "[Daemon]\nUclampGroup=boostd\n", -EINVAL, "2: UclampGroup=boostd: not an absolute path" },
         { "[Daemon]\nLogLevel=loud\n", -EINVAL, "2: LogLevel=loud: expected err, warning, notice, info or debug" },
         { "[Daemon]\nMaxHoldsPerClient=0\n", -ERANGE, "2: MaxHoldsPerClient=0: value out of range 1..1024" },
         { "[Daemon]\nRestoreOnStop=maybe\n", -EINVAL, "2: RestoreOnStop=maybe: expected zero or found" },

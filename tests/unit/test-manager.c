@@ -16,7 +16,7 @@ typedef struct Fixture {
 
 static int setup(void **state) {
         Fixture *f = calloc(1, sizeof(Fixture));
-        ManagerOptions o = {};
+        ManagerOptions o = { .log_level = LOG_CRIT };
         char *error = NULL;
 
         f->root = tmpdir_new();
@@ -278,7 +278,7 @@ static void test_reload(void **state) {
 
 static void test_stop_restores_and_restart(void **state) {
         Fixture *f = *state;
-        ManagerOptions o = { .root = f->root };
+        ManagerOptions o = { .root = f->root, .log_level = LOG_CRIT };
         char *error = NULL;
         pid_t pid = spawn_sleeper();
 
@@ -306,7 +306,7 @@ static void test_stop_restores_and_restart(void **state) {
 
 static void test_invalid_config_at_start(void **state) {
         char *root = tmpdir_new(), *error = NULL, want[4096];
-        ManagerOptions o = { .root = root };
+        ManagerOptions o = { .root = root, .log_level = LOG_CRIT };
         Manager *m = NULL;
 
         (void) state;
@@ -319,6 +319,37 @@ static void test_invalid_config_at_start(void **state) {
         assert_string_equal(error, want);
         free(error);
         tmpdir_free(root);
+}
+
+/* The log level belongs to each manager (and its backend), not to the
+ * process: LogLevel= of one does not change another's. */
+static void test_log_level_per_manager(void **state) {
+        char *r1 = tmpdir_new(), *r2 = tmpdir_new(), *error = NULL;
+        ManagerOptions o1 = { .root = r1, .log_level = LOG_CRIT }, o2 = { .root = r2, .log_level = LOG_CRIT };
+        Manager *m1 = NULL, *m2 = NULL;
+
+        (void) state;
+        make_schedtune_tree(r1, classes, 3);
+        make_schedtune_tree(r2, classes, 3);
+        mkdirs(r1, "etc");
+        mkdirs(r2, "etc");
+        write_file(r1, "etc/boostd.conf", "[Daemon]\nLogLevel=debug\n");
+        assert_int_equal(manager_new(&o1, &m1, &error), 0);
+        assert_int_equal(manager_new(&o2, &m2, &error), 0);
+        assert_int_equal(m1->log.max_level, LOG_DEBUG);
+        assert_int_equal(m2->log.max_level, LOG_CRIT);
+        assert_int_equal(manager_start(m1), 0);
+        assert_ptr_equal(m1->backend->log, &m1->log);
+
+        write_file(r1, "etc/boostd.conf", "[Daemon]\nLogLevel=err\n");
+        assert_int_equal(manager_reload(m1, NULL), 0);
+        assert_int_equal(m1->log.max_level, LOG_ERR);
+        assert_int_equal(m2->log.max_level, LOG_CRIT);
+
+        manager_free(m1);
+        manager_free(m2);
+        tmpdir_free(r1);
+        tmpdir_free(r2);
 }
 
 int main(void) {
@@ -337,8 +368,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stop_restores_and_restart, setup, teardown),
                 cmocka_unit_test(test_invalid_config_at_start),
+                cmocka_unit_test(test_log_level_per_manager),
         };
 
-        log_set_max_level(LOG_CRIT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

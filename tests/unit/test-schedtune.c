@@ -18,7 +18,7 @@ typedef struct Fixture {
 } Fixture;
 
 static Backend *new_backend(Fixture *f, bool restore_found) {
-        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->journal, restore_found);
+        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->journal, restore_found, &quiet);
 
         assert_non_null(b);
         b->vt = &backend_schedtune;
@@ -89,35 +89,47 @@ static void test_start_adopts_and_records(void **state) {
 }
 
 /* Plays the kernel: mkdir on cgroupfs makes the group's files. */
-static int fake_make_group(const char *path) {
+static int fake_make_group(const Backend *b, const char *group) {
         char p[4096];
+        int r = cgroup_ops_files.make_group(b, group);
 
-        if (mkdir(path, 0755) < 0)
-                return -errno;
-        snprintf(p, sizeof(p), "%s/schedtune.boost", path);
+        if (r <= 0)
+                return r;
+        snprintf(p, sizeof(p), "%s/%s/schedtune.boost", b->path, group);
         write_file("", p + 1, "0\n");
-        snprintf(p, sizeof(p), "%s/cgroup.procs", path);
+        snprintf(p, sizeof(p), "%s/%s/cgroup.procs", b->path, group);
         write_file("", p + 1, "");
-        return 0;
+        return r;
 }
 
-static int fake_make_group_full(const char *path) {
-        (void) path;
+static int fake_make_group_full(const Backend *b, const char *group) {
+        (void) b, (void) group;
         return -ENOSPC;
 }
 
-static int fake_make_group_nested(const char *path) {
-        (void) path;
+static int fake_make_group_nested(const Backend *b, const char *group) {
+        (void) b, (void) group;
         return -EINVAL;
+}
+
+static CgroupOps ops_with(int (*make_group)(const Backend *b, const char *group)) {
+        CgroupOps ops = cgroup_ops_files;
+
+        ops.make_group = make_group;
+        return ops;
 }
 
 static void test_start_creates_groups(void **state) {
         Fixture *f = *state;
         const char *const more[] = { "root", "games" };
+        CgroupOps ops = ops_with(fake_make_group);
 
-        f->backend->make_group = fake_make_group;
+        f->backend->cgroup = &ops;
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), 0);
         assert_true(journal_get_group(f->journal, "games", false)->created);
+        /* a second start finds it there: not made, not marked created again */
+        assert_int_equal(f->backend->vt->start(f->backend, more, 2), 0);
+        assert_int_equal(cgroup_ops_files.make_group(f->backend, "games"), 0);
         assert_int_equal(f->backend->vt->apply(f->backend, "games", 33), 0);
         assert_int_equal(read_int(f->root, "dev/stune/games/schedtune.boost"), 33);
 }
@@ -125,10 +137,11 @@ static void test_start_creates_groups(void **state) {
 static void test_start_group_limit(void **state) {
         Fixture *f = *state;
         const char *const more[] = { "root", "games" };
+        CgroupOps full = ops_with(fake_make_group_full), nested = ops_with(fake_make_group_nested);
 
-        f->backend->make_group = fake_make_group_full;
+        f->backend->cgroup = &full;
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), -ENOSPC);
-        f->backend->make_group = fake_make_group_nested;
+        f->backend->cgroup = &nested;
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), -EINVAL);
 }
 
@@ -217,7 +230,7 @@ static void test_adoption_after_crash(void **state) {
 
         j2 = journal_new(f->run);
         assert_int_equal(journal_load(j2), 1);
-        b2 = backend_new(f->root, "/dev/stune", "/proc", j2, false);
+        b2 = backend_new(f->root, "/dev/stune", "/proc", j2, false, &quiet);
         b2->vt = &backend_schedtune;
         assert_int_equal(b2->vt->start(b2, groups, N_GROUPS), 0);
         /* what was found before the first run's change, not the current 30 */
@@ -258,6 +271,5 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_mount_needed_but_impossible, setup, teardown),
         };
 
-        log_set_max_level(LOG_CRIT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

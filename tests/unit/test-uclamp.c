@@ -50,7 +50,7 @@ static void test_probe_and_clamp(void **state) {
         (void) state;
         snprintf(run, sizeof(run), "%s/run/boostd", root);
         j = journal_new(run);
-        b = backend_new(root, "/dev/stune", "/proc", j, false);
+        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
         b->set_util_min = fake_set_util_min;
         n_calls = 0;
 
@@ -85,12 +85,173 @@ static void test_probe_and_clamp(void **state) {
         tmpdir_free(root);
 }
 
+static void test_percent_text(void **state) {
+        char buf[16];
+        unsigned h;
+
+        (void) state;
+        uclamp_percent_format(1234, buf, sizeof(buf));
+        assert_string_equal(buf, "12.34\n");
+        uclamp_percent_format(5000, buf, sizeof(buf));
+        assert_string_equal(buf, "50.00\n");
+        uclamp_percent_format(7, buf, sizeof(buf));
+        assert_string_equal(buf, "0.07\n");
+        uclamp_percent_format(20000, buf, sizeof(buf));
+        assert_string_equal(buf, "100.00\n");
+
+        assert_int_equal(uclamp_percent_parse("12.34", &h), 0);
+        assert_int_equal(h, 1234);
+        assert_int_equal(uclamp_percent_parse("50", &h), 0);
+        assert_int_equal(h, 5000);
+        assert_int_equal(uclamp_percent_parse("0.5", &h), 0);
+        assert_int_equal(h, 50);
+        assert_int_equal(uclamp_percent_parse("100.00", &h), 0);
+        assert_int_equal(h, 10000);
+        assert_int_equal(uclamp_percent_parse("100.01", &h), -ERANGE);
+        assert_int_equal(uclamp_percent_parse("101", &h), -ERANGE);
+        assert_int_equal(uclamp_percent_parse("", &h), -EINVAL);
+        assert_int_equal(uclamp_percent_parse("12.", &h), -EINVAL);
+        assert_int_equal(uclamp_percent_parse("1.234", &h), -EINVAL);
+        assert_int_equal(uclamp_percent_parse("-1", &h), -EINVAL);
+        assert_int_equal(uclamp_percent_parse("max", &h), -EINVAL);
+}
+
+/* The kernel turns cpu.uclamp.min (hundredths of a percent) into util as
+ * DIV_ROUND_CLOSEST(h * 1024, 10000): for whole boosts that is the
+ * util_min sched_setattr() gets. */
+static void test_cgroup_and_task_agree(void **state) {
+        (void) state;
+        for (unsigned boost = 0; boost <= 100; boost++) {
+                unsigned h = boost * 100;
+
+                assert_int_equal((h * 1024 + 5000) / 10000, uclamp_from_boost(boost));
+        }
+}
+
+typedef struct V2 {
+        char *root;
+        char run[4096];
+        Journal *j;
+        Backend *b;
+} V2;
+
+#define V2_DIR "sys/fs/cgroup/boostd"
+
+static const char *const v2_groups[] = { "root", "interactive", "performance" };
+
+/* A tree like a cgroup v2 group boostd owns, its children there. */
+static int v2_setup(void **state) {
+        V2 *v = calloc(1, sizeof(V2));
+        char p[4096];
+
+        v->root = tmpdir_new();
+        mkdirs(v->root, "proc/sys/kernel");
+        write_file(v->root, "proc/sys/kernel/sched_util_clamp_min", "1024\n");
+        mkdirs(v->root, V2_DIR "/interactive");
+        mkdirs(v->root, V2_DIR "/performance");
+        write_file(v->root, V2_DIR "/cgroup.controllers", "cpu io memory pids\n");
+        write_file(v->root, V2_DIR "/cgroup.subtree_control", "");
+        write_file(v->root, V2_DIR "/cpu.uclamp.min", "0.00\n");
+        write_file(v->root, V2_DIR "/interactive/cpu.uclamp.min", "5.00\n");
+        write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "0.00\n");
+        snprintf(v->run, sizeof(v->run), "%s/run/boostd", v->root);
+        v->j = journal_new(v->run);
+        v->b = backend_new(v->root, "/dev/stune", "/proc", v->j, false, &quiet);
+        v->b->set_util_min = fake_set_util_min;
+        snprintf(p, sizeof(p), "%s/" V2_DIR, v->root);
+        v->b->uclamp_group = strdup(p);
+        assert_int_equal(backend_select(v->b, "uclamp"), 0);
+        *state = v;
+        return 0;
+}
+
+static int v2_teardown(void **state) {
+        V2 *v = *state;
+
+        backend_free(v->b);
+        journal_free(v->j);
+        tmpdir_free(v->root);
+        free(v);
+        return 0;
+}
+
+static const char *v2_value(V2 *v, const char *group, char *buf, size_t size) {
+        char p[256];
+
+        snprintf(p, sizeof(p), V2_DIR "/%s/cpu.uclamp.min", group);
+        assert_non_null(read_file(v->root, p, buf, size));
+        return buf;
+}
+
+static void test_cgroup_v2(void **state) {
+        V2 *v = *state;
+        char buf[64];
+
+        assert_int_equal(v->b->vt->start(v->b, v2_groups, 3), 0);
+        assert_string_equal(read_file(v->root, V2_DIR "/cgroup.subtree_control", buf, sizeof(buf)), "+cpu");
+        assert_int_equal(journal_get_group(v->j, "interactive", false)->found, 5);
+
+        assert_int_equal(v->b->vt->apply(v->b, "interactive", 50), 0);
+        assert_string_equal(v2_value(v, "interactive", buf, sizeof(buf)), "50.00");
+        assert_int_equal(v->b->vt->apply(v->b, "performance", 30), 0);
+        assert_string_equal(v2_value(v, "performance", buf, sizeof(buf)), "30.00");
+        /* root has no group of its own: its value would cap every class */
+        assert_int_equal(v->b->vt->apply(v->b, "root", 90), 0);
+        assert_string_equal(read_file(v->root, V2_DIR "/cpu.uclamp.min", buf, sizeof(buf)), "0.00");
+
+        /* a group gone underneath: a precise error, the last value kept */
+        {
+                char p[4096];
+
+                snprintf(p, sizeof(p), "%s/" V2_DIR "/performance/cpu.uclamp.min", v->root);
+                assert_int_equal(unlink(p), 0);
+                assert_int_equal(v->b->vt->apply(v->b, "performance", 40), -ENOENT);
+                assert_int_equal(journal_get_group(v->j, "performance", false)->wrote, 30);
+                write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "30.00\n");
+        }
+
+        /* changed by hand: left alone on stop; the rest goes back to 0 */
+        write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "77.00\n");
+        assert_int_equal(v->b->vt->restore(v->b), 0);
+        assert_string_equal(v2_value(v, "interactive", buf, sizeof(buf)), "0.00");
+        assert_string_equal(v2_value(v, "performance", buf, sizeof(buf)), "77.00");
+}
+
+static void test_cgroup_v2_restore_found(void **state) {
+        V2 *v = *state;
+        char buf[64];
+
+        v->b->restore_found = true;
+        assert_int_equal(v->b->vt->start(v->b, v2_groups, 3), 0);
+        assert_int_equal(v->b->vt->apply(v->b, "interactive", 50), 0);
+        assert_int_equal(v->b->vt->restore(v->b), 0);
+        assert_string_equal(v2_value(v, "interactive", buf, sizeof(buf)), "5.00");
+}
+
+static void test_cgroup_v2_bad_group(void **state) {
+        V2 *v = *state;
+        char p[4096];
+
+        /* no cpu controller in a child: cpu.uclamp.min is missing */
+        snprintf(p, sizeof(p), "%s/" V2_DIR "/performance/cpu.uclamp.min", v->root);
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(v->b->vt->start(v->b, v2_groups, 3), -ENOENT);
+        /* not a cgroup v2 group at all */
+        snprintf(p, sizeof(p), "%s/" V2_DIR "/cgroup.controllers", v->root);
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(v->b->vt->start(v->b, v2_groups, 3), -ENOENT);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_mapping),
                 cmocka_unit_test(test_probe_and_clamp),
+                cmocka_unit_test(test_percent_text),
+                cmocka_unit_test(test_cgroup_and_task_agree),
+                cmocka_unit_test_setup_teardown(test_cgroup_v2, v2_setup, v2_teardown),
+                cmocka_unit_test_setup_teardown(test_cgroup_v2_restore_found, v2_setup, v2_teardown),
+                cmocka_unit_test_setup_teardown(test_cgroup_v2_bad_group, v2_setup, v2_teardown),
         };
 
-        log_set_max_level(LOG_CRIT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

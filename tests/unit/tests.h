@@ -19,6 +19,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "log.h"
+
+/* Backends in tests log only what is critical. */
+static const LogContext quiet = { .max_level = LOG_CRIT };
+
 static inline char *tmpdir_new(void) {
         char *d = strdup("/tmp/boostd-unit-XXXXXX");
 
