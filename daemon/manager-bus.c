@@ -279,7 +279,7 @@ static int classify_action(Manager *m, sd_bus_message *msg, uint32_t pid, const 
 
 static int method_classify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *group, *action;
+        const char *group, *action = NULL;
         uint32_t pid;
         int r;
 
@@ -300,7 +300,7 @@ static int method_classify(sd_bus_message *msg, void *userdata, sd_bus_error *er
 
 static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *action;
+        const char *action = NULL;
         uint32_t pid;
         int r;
 
