@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* boostd: arguments, configuration check, main loop. */
+#include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
@@ -124,6 +127,28 @@ static int check_config(const Args *a) {
         return EXIT_SUCCESS;
 }
 
+/* The mount must be made in the host's mount namespace, where users and
+ * the sandboxed service (whose namespace is a slave of it) see it. systemd
+ * (252) runs an ExecStartPre=+ command of a unit with namespacing options
+ * in a namespace of its own, where a mount is lost when the command
+ * exits: join PID 1's namespace first when it is not ours. */
+static int join_host_mount_namespace(const Args *a) {
+        _cleanup_(closep) int fd = -EBADF;
+        struct stat self, host;
+
+        if (a->root && !streq(a->root, "/"))
+                return 0;       /* a test tree: stay where we are */
+        if (stat("/proc/self/ns/mnt", &self) < 0 || stat("/proc/1/ns/mnt", &host) < 0)
+                return log_error_errno(&a->log, -errno, "Failed to find the mount namespaces: %m");
+        if (self.st_ino == host.st_ino && self.st_dev == host.st_dev)
+                return 0;
+        fd = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || setns(fd, CLONE_NEWNS) < 0)
+                return log_error_errno(&a->log, -errno, "Failed to join the host's mount namespace: %m");
+        log_debug(&a->log, "Joined the host's mount namespace.");
+        return 0;
+}
+
 /* Runs before the sandboxed service, in the host's mount namespace. */
 static int mount_only(const Args *a) {
         _cleanup_(freep) char *error = NULL, *main_file = NULL, *dropins = NULL;
@@ -143,6 +168,8 @@ static int mount_only(const Args *a) {
         }
         if (!streq(c->backend, "auto") && !streq(c->backend, "schedtune"))
                 return EXIT_SUCCESS;
+        if (join_host_mount_namespace(a) < 0)
+                return EXIT_FAILURE;
         b = backend_new(a->root ?: "/", c->mount_point, "/proc", NULL, false, &a->log);
         if (!b)
                 return EXIT_FAILURE;
