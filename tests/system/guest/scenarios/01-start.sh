@@ -1,0 +1,28 @@
+#!/bin/bash
+# systemctl start boostd succeeds, the unit is active after READY=1, and
+# boostctl status shows the schedtune backend and every group.
+. /usr/lib/boostd-systest/lib.sh
+
+systemctl start boostd || fail "systemctl start boostd failed"
+systemctl status boostd --no-pager > /run/status.txt 2>&1
+cat /run/status.txt
+# Type=notify: the unit is active (running) only once boostd sent READY=1.
+grep -q 'Active: active (running)' /run/status.txt || fail "boostd is not active (running)"
+grep -q 'Status: "Running with backend schedtune"' /run/status.txt ||
+	fail "no READY status line from boostd in systemctl status"
+[ "$(systemctl show -p NRestarts --value boostd)" = 0 ] || fail "boostd restarted while starting"
+
+boostctl status > /run/boostctl-status.txt || fail "boostctl status failed"
+cat /run/boostctl-status.txt
+grep -Eq '^Backend +schedtune$' /run/boostctl-status.txt || fail "boostctl status: backend is not schedtune"
+for g in root background interactive performance; do
+	grep -Eq "^  $g +base +[0-9]+ +effective +[0-9]+" /run/boostctl-status.txt ||
+		fail "boostctl status does not list group $g"
+done
+for g in background interactive performance; do
+	[ -f "$stune/$g/schedtune.boost" ] || fail "no $stune/$g/schedtune.boost"
+done
+# The shipped config on AC: performance 50.
+[ "$(cat $stune/performance/schedtune.boost)" = 50 ] ||
+	fail "performance schedtune.boost is $(cat $stune/performance/schedtune.boost), want 50"
+say "boostd active, backend schedtune, groups: $(boost_groups | tr '\n' ' ')"

@@ -1,0 +1,41 @@
+#!/bin/bash
+# An exec of a program a Comm= rule or an Exe= rule names lands in its
+# group (from the process connector's exec event), while a program no rule
+# names stays in root. All run inside this test's own service, which no
+# unit rule matches.
+. /usr/lib/boostd-systest/lib.sh
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null' EXIT
+
+t0=$(now_ms)
+/usr/local/bin/systest-game 600 &
+game=$!
+pids+=("$game")
+wait_for 1000 in_group "$game" performance ||
+	fail "systest-game ($game, Comm= rule) not in performance after 1 s"
+say "systest-game in performance after $(( $(now_ms) - t0 )) ms"
+
+t0=$(now_ms)
+$lib/bg-indexer 600 &
+idx=$!
+pids+=("$idx")
+wait_for 1000 in_group "$idx" background ||
+	fail "bg-indexer ($idx, Exe= rule) not in background after 1 s"
+say "bg-indexer in background after $(( $(now_ms) - t0 )) ms"
+
+# A shell that execs a matching program: the same PID changes class.
+bash -c 'sleep 0.5; exec /usr/local/bin/systest-game 600' &
+late=$!
+pids+=("$late")
+sleep 0.2
+! in_group "$late" performance || fail "the shell $late was in performance before its exec"
+wait_for 2000 in_group "$late" performance || fail "PID $late not in performance after its exec"
+
+sleep 600 &
+plain=$!
+pids+=("$plain")
+sleep 1
+for g in $(boost_groups); do
+	! in_group "$plain" "$g" || fail "plain sleep ($plain) was moved to $g"
+done
