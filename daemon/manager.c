@@ -374,11 +374,13 @@ static int manager_pin_process(Manager *m, pid_t pid, ProcessId *ret_id, int *re
 }
 
 /* After the move: if the pidfd says the process exited meanwhile, the
- * move may have hit a reused PID. */
+ * move may have hit a reused PID. Only ESRCH says so: without CAP_KILL
+ * (the unit does not grant it) signal 0 to another user's live process
+ * fails with EPERM. */
 static bool pidfd_still_alive(int fd) {
         if (fd < 0)
                 return true;
-        return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0;
+        return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0 || errno != ESRCH;
 }
 
 static int manager_move(Manager *m, pid_t pid, size_t g, bool record, sd_bus_error *error) {
