@@ -84,3 +84,9 @@ set_power() {
 	echo "$2" > $p/battery_status
 	echo "$3" > $p/battery_capacity
 }
+
+# has_pids CGROUP_DIR: a cgroup has a process (cgroupfs files have size 0,
+# so test -s cannot tell).
+has_pids() {
+	grep -q . "$1/cgroup.procs"
+}

@@ -15,7 +15,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# within_second NAME CGROUP: all PIDs of CGROUP in performance within 1 s.
+# within_second T0 CGROUP WHAT: all PIDs of CGROUP in performance within
+# 1 s of T0, when the unit had started.
 within_second() {
 	local t0=$1 cg=$2 what=$3
 	wait_for 1000 all_in_group "$cg" performance ||
@@ -24,10 +25,10 @@ within_second() {
 }
 
 # A service forking children at once and a grandchild later.
-t0=$(now_ms)
 systemd-run --quiet --unit=systest-perf-a.service /bin/bash -c \
 	'sleep 600 & sleep 600 & (sleep 0.5; exec sleep 600) & wait' ||
 	fail "systemd-run systest-perf-a.service failed"
+t0=$(now_ms)
 within_second "$t0" "$sys/systest-perf-a.service" "systest-perf-a.service"
 wait_for 3000 bash -c "[ \$(wc -l < $sys/systest-perf-a.service/cgroup.procs) -ge 4 ]" ||
 	fail "systest-perf-a.service never had its 4 processes"
@@ -45,19 +46,19 @@ done
 # A matching service that exists before boostd starts.
 systemctl stop boostd || fail "systemctl stop boostd failed"
 systemd-run --quiet --unit=systest-perf-early.service sleep 600 || fail "systemd-run early failed"
-t0=$(now_ms)
 systemctl start boostd || fail "systemctl start boostd failed"
+t0=$(now_ms)
 within_second "$t0" "$sys/systest-perf-early.service" "systest-perf-early.service (before boostd)"
 
 # An app scope of a user manager (alice lingers, so user@1000 runs).
 wait_for 20000 bash -c '[ "$(systemctl show -p ActiveState --value user@1000.service)" = active ]' ||
 	fail "user@1000.service is not active (lingering)"
-t0=$(now_ms)
 runuser -u alice -- env XDG_RUNTIME_DIR=/run/user/1000 \
 	systemd-run --user --quiet --scope --unit=app-systest-perf-game.scope \
 	sleep 600 &
 scope=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/app-systest-perf-game.scope
-wait_for 5000 test -s "$scope/cgroup.procs" || fail "alice's scope never appeared at $scope"
+wait_for 5000 has_pids "$scope" || fail "alice's scope never appeared at $scope"
+t0=$(now_ms)
 within_second "$t0" "$scope" "alice's app-systest-perf-game.scope"
 runuser -u alice -- env XDG_RUNTIME_DIR=/run/user/1000 \
 	systemctl --user is-active --quiet app-systest-perf-game.scope ||
