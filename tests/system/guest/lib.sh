@@ -90,3 +90,8 @@ set_power() {
 has_pids() {
 	grep -q . "$1/cgroup.procs"
 }
+
+# Scenarios after start need a running boostd (also when run alone).
+need_boostd() {
+	systemctl start boostd || fail "systemctl start boostd failed"
+}

@@ -5,6 +5,7 @@
 # and an app scope of alice's (lingering) user manager. A unit no rule
 # names stays in root.
 . /usr/lib/boostd-systest/lib.sh
+need_boostd
 
 sys=/sys/fs/cgroup/system.slice
 cleanup() {

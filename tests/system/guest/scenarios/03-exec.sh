@@ -4,6 +4,7 @@
 # names stays in root. All run inside this test's own service, which no
 # unit rule matches.
 . /usr/lib/boostd-systest/lib.sh
+need_boostd
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT

@@ -4,6 +4,7 @@
 # DurationMs= after the last key, and the CPU running an interactive task
 # follows it (that task samples its own CPU's frequency while it runs).
 . /usr/lib/boostd-systest/lib.sh
+need_boostd
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT

@@ -4,6 +4,7 @@
 # 50/30/10, interactive 10/5/0), low ends only above the hysteresis, and
 # each change is announced with PropertiesChanged.
 . /usr/lib/boostd-systest/lib.sh
+need_boostd
 
 trap 'set_power on charging 80; kill $mon 2>/dev/null' EXIT
 boostctl monitor > /run/monitor.log &

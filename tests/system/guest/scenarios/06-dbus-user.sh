@@ -5,6 +5,7 @@
 # boost are allowed (50-boostd-systest.rules); a hold ends when its client
 # exits, and when it is killed.
 . /usr/lib/boostd-systest/lib.sh
+need_boostd
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT

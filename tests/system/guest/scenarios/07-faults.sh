@@ -5,6 +5,7 @@
 # from one client (the daemon stays responsive, its memory bounded), and
 # systemctl stop (boosts back to 0, no PID left in a boost group).
 . /usr/lib/boostd-systest/lib.sh
+need_boostd
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -f /etc/boostd.conf.d/90-bad.conf' EXIT
