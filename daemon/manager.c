@@ -457,16 +457,11 @@ int manager_classify(Manager *m, pid_t pid, const char *group, sd_bus_error *err
  * it, else /proc/PID/cgroup. */
 static char *manager_cgroup_of(Manager *m, pid_t pid) {
         const char *cg = cgroup_watch_cgroup_of(m->cgroups, pid);
-        ProcessInfoBuf buf;
-        ProcessInfo info;
-        char *ret;
+        char *ret = NULL;
 
         if (cg)
                 return strdup(cg);
-        if (proc_get_info(m->proc_root, pid, &info, &buf) < 0)
-                return NULL;
-        ret = TAKE_PTR(buf.cgroup);
-        process_info_buf_done(&buf);
+        (void) proc_get_cgroup(m->proc_root, pid, &ret);
         return ret;
 }
 
@@ -492,7 +487,7 @@ static int manager_target(Manager *m, pid_t pid, const char *cgroup, ClassifyRea
         ProcessInfo info;
         int r;
 
-        r = proc_get_info(m->proc_root, pid, &info, &buf);
+        r = proc_get_info(m->proc_root, pid, rules_need_user_names(m->config), &info, &buf);
         if (r < 0)
                 return r;
         if (cgroup)

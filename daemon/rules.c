@@ -135,3 +135,12 @@ int rules_classify(const Config *c, const ProcessInfo *p) {
                 return c->default_class_index;
         return c->rules[i].class_index;
 }
+
+bool rules_need_user_names(const Config *c) {
+        unsigned u;
+
+        for (size_t i = 0; i < c->n_rules; i++)
+                if (c->rules[i].user && parse_uint(c->rules[i].user, (unsigned) -2, &u) < 0)
+                        return true;
+        return false;
+}
