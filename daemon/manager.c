@@ -504,19 +504,31 @@ static int manager_target(Manager *m, pid_t pid, const char *cgroup, ClassifyRea
         return r;
 }
 
-/* Whether a process boostd placed has been moved elsewhere since: such a
- * move was made by hand, and boostd leaves it. */
-static bool manager_moved_by_hand(Manager *m, pid_t pid) {
-        JournalPid *p = journal_pid_find(m->journal->placed, m->journal->n_placed, pid);
-        char cur[CLASS_NAME_MAX];
+typedef enum PlaceCheck {
+        PLACE_MOVE,             /* not where it belongs (or cannot tell) */
+        PLACE_THERE,            /* there, and the journal knows */
+        PLACE_BY_HAND,          /* boostd placed it, someone moved it since */
+} PlaceCheck;
 
-        if (!p || !m->backend || !m->backend->vt || !m->backend->vt->group_of)
-                return false;
-        if (process_id_is_current(m->proc_root, &p->id) <= 0)
-                return false;
-        if (m->backend->vt->group_of(m->backend, pid, cur, sizeof(cur)) < 0)
-                return false;
-        return !streq(cur, p->group);
+/* Where the process is, against where it belongs, so that most events
+ * (a process execs where it already is) cost no move. A process boostd
+ * placed and someone moved elsewhere since was moved by hand: with
+ * by_hand_wins boostd leaves it there. */
+static PlaceCheck manager_check_place(Manager *m, pid_t pid, size_t g, bool by_hand_wins) {
+        JournalPid *p = journal_pid_find(m->journal->placed, m->journal->n_placed, pid);
+        const char *want = m->groups[g].name;
+        char cur[CLASS_NAME_MAX];
+        bool known;
+
+        if (!m->backend || !m->backend->vt || !m->backend->vt->group_of ||
+            m->backend->vt->group_of(m->backend, pid, cur, sizeof(cur)) < 0)
+                return PLACE_MOVE;
+        known = p && process_id_is_current(m->proc_root, &p->id) > 0;
+        if (by_hand_wins && known && !streq(cur, p->group))
+                return PLACE_BY_HAND;
+        if (streq(cur, want) && (g == 0 ? !p : known && streq(p->group, want)))
+                return PLACE_THERE;
+        return PLACE_MOVE;
 }
 
 /* Puts a process where it belongs. by_hand_wins: leave it if it was
@@ -535,9 +547,14 @@ static int manager_place(Manager *m, pid_t pid, const char *cgroup, bool by_hand
                                          "Cannot read process %d: %s", (int) pid, strerror(-g));
         if (reason == CLASSIFY_EXPLICIT)
                 return 0;       /* Classify() put it there */
-        if (by_hand_wins && manager_moved_by_hand(m, pid)) {
+        switch (manager_check_place(m, pid, (size_t) g, by_hand_wins)) {
+        case PLACE_THERE:
+                return 0;
+        case PLACE_BY_HAND:
                 log_debug(&m->log, "PID %d was moved by hand since boostd placed it, leaving it.", (int) pid);
                 return 0;
+        case PLACE_MOVE:
+                break;
         }
         log_debug(&m->log, "PID %d: %s (%s).", (int) pid, m->groups[g].name,
                   classify_reason_to_string(reason));

@@ -11,6 +11,7 @@
 
 #include "tests.h"
 
+#include "backend.h"
 #include "exec-source.h"
 #include "manager.h"
 
@@ -282,6 +283,27 @@ static void test_seam_manual_mode(void **state) {
         kill_sleeper(t);
 }
 
+/* A process boostd placed and someone moved by hand since stays where it
+ * was put by hand; Classify() still moves it. */
+static void test_seam_moved_by_hand(void **state) {
+        Fixture *f = *state;
+        pid_t t = spawn_ticker();
+
+        send_event(f, "exec", t);
+        for (int i = 0; i < 200 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        /* echo PID > background/cgroup.procs */
+        assert_int_equal(cgroup_ops_files.attach(f->m->backend, "background", t), 0);
+        send_event(f, "exec", t);
+        run_for(f, 100);
+        assert_false(in_performance(f, t));
+        assert_true(file_has_pid(f->root, "dev/stune/background/cgroup.procs", t));
+        assert_int_equal(manager_classify(f->m, t, "performance", NULL), 0);
+        assert_true(in_performance(f, t));
+        kill_sleeper(t);
+}
+
 /* Below a root prefix without the seam, the machine's own exec events
  * are none of the daemon's business. */
 static void test_no_connector_below_a_root(void **state) {
@@ -305,6 +327,7 @@ int main(void) {
                 cmocka_unit_test(test_connector),
                 cmocka_unit_test_setup_teardown(test_seam_exec_and_exit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_manual_mode, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
                 cmocka_unit_test(test_no_connector_below_a_root),
         };
 
