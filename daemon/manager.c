@@ -210,9 +210,17 @@ static int manager_save(Manager *m) {
 
 /* Moves a process, named by PID and start time, into group i. */
 static int manager_attach(Manager *m, const ProcessId *id, size_t i) {
+        Journal *j = m->journal;
+        int r;
+
         if (!m->backend || !m->backend->vt)
                 return -ENODEV;
-        return m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        r = m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        /* The list of placed processes is full: without exit events (no
+         * process connector) it keeps those that are gone. */
+        if (r == -ENOSPC && journal_pid_prune(&j->placed, &j->n_placed, m->proc_root) > 0)
+                r = m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        return r;
 }
 
 static const char *const *manager_group_names(Manager *m, const char **names) {
