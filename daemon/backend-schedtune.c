@@ -188,20 +188,39 @@ static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
         return 0;
 }
 
+static int schedtune_group_of(Backend *b, pid_t pid, char *buf, size_t size) {
+        if (!b->cgroup || !b->cgroup->group_of)
+                return -EOPNOTSUPP;
+        return b->cgroup->group_of(b, pid, buf, size);
+}
+
 static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) {
         Journal *j = b->journal;
+        JournalPid *old;
+        char cur[CLASS_NAME_MAX];
+        bool changed;
         int r;
 
-        r = b->cgroup->attach(b, group, id->pid);
-        if (r < 0)
-                return r;       /* the caller names the process */
-        if (streq(group, "root"))
+        /* A process already there is not written again: each write to
+         * cgroup.procs takes the kernel's cgroup locks, and forks wait
+         * for them. */
+        if (schedtune_group_of(b, id->pid, cur, sizeof(cur)) < 0 || !streq(cur, group)) {
+                r = b->cgroup->attach(b, group, id->pid);
+                if (r < 0)
+                        return r;       /* the caller names the process */
+        }
+        old = journal_pid_find(j->placed, j->n_placed, id->pid);
+        if (streq(group, "root")) {
+                changed = old;
                 journal_pid_remove(&j->placed, &j->n_placed, id->pid);
-        else {
+        } else {
+                changed = !old || old->id.start_time != id->start_time || !streq(old->group, group);
                 r = journal_pid_set(&j->placed, &j->n_placed, id, group);
                 if (r < 0)
                         return r;
         }
+        if (!changed)
+                return 0;
         r = journal_save(j);
         if (r < 0)
                 log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
@@ -277,4 +296,5 @@ const BackendVTable backend_schedtune = {
         .apply = schedtune_apply,
         .attach = schedtune_attach,
         .restore = schedtune_restore,
+        .group_of = schedtune_group_of,
 };

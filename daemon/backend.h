@@ -31,6 +31,9 @@ typedef struct BackendVTable {
         int (*attach)(Backend *b, const char *group, const ProcessId *id);
         /* Puts back what start() found; moves placed PIDs back to root. */
         int (*restore)(Backend *b);
+        /* The group a process is in now, copied into buf; NULL when the
+         * backend cannot tell. */
+        int (*group_of)(Backend *b, pid_t pid, char *buf, size_t size);
 } BackendVTable;
 
 struct Backend {

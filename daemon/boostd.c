@@ -197,6 +197,8 @@ static int run(const Args *a) {
                 .root = a->root,
                 .config_file = a->config_file,
                 .backend = a->backend,
+                /* the test seam of the exec events: exec-source.h */
+                .exec_source = getenv("BOOSTD_EXEC_SOURCE"),
                 .log_level = a->log.max_level,
         };
         static const int signals[] = { SIGTERM, SIGINT, SIGHUP };

@@ -2,6 +2,9 @@
 /* The cgroup work as plain file I/O below Backend.path: the seam that lets
  * the unit and D-Bus tests run against a temporary tree (see
  * cgroup-ops.h). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,29 +56,127 @@ static int files_write_value(const Backend *b, const char *group, const char *fi
         return write_string(p, buf);
 }
 
-static int files_attach(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
-        char buf[32];
+/* Takes pid out of one group's file, if it is there. */
+static int files_remove_pid(const char *path, pid_t pid) {
+        _cleanup_(freep) pid_t *pids = NULL;
+        _cleanup_(freep) char *buf = NULL;
+        size_t n = 0, len = 0;
+        bool found = false;
+        FILE *f;
+        int r;
 
-        if (!p)
+        r = read_pid_list(path, &pids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        f = open_memstream(&buf, &len);
+        if (!f)
                 return -ENOMEM;
-        snprintf(buf, sizeof(buf), "%d\n", (int) pid);
-        return write_string(p, buf);
+        for (size_t i = 0; i < n; i++) {
+                if (pids[i] == pid)
+                        found = true;
+                else
+                        fprintf(f, "%d\n", (int) pids[i]);
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        return found ? write_string(path, buf) : 0;
 }
 
 static int files_has_pid(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs"), *line = NULL;
-        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
+        _cleanup_(freep) pid_t *pids = NULL;
         size_t n = 0;
+        int r;
 
         if (!p)
                 return -ENOMEM;
-        f = fopen(p, "re");
-        if (!f)
-                return -errno;
-        while (getline(&line, &n, f) > 0)
-                if (atoi(line) == pid)
+        r = read_pid_list(p, &pids, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if (pids[i] == pid)
                         return 1;
+        return 0;
+}
+
+/* Like cgroupfs, where a process is in exactly one group of a hierarchy:
+ * the PID leaves the file of the group it was in and is added to the
+ * target's. */
+static int files_attach(const Backend *b, const char *group, pid_t pid) {
+        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_(closep) int fd = -1;
+        struct dirent *de;
+        char buf[32];
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+                return -ESRCH;          /* what the kernel says */
+        r = files_has_pid(b, group, pid);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                return 0;
+
+        d = opendir(b->path);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                _cleanup_(freep) char *other = NULL;
+
+                if (de->d_type != DT_DIR || de->d_name[0] == '.' || streq(de->d_name, group))
+                        continue;
+                if (asprintf(&other, "%s/%s/cgroup.procs", b->path, de->d_name) < 0)
+                        return -ENOMEM;
+                r = files_remove_pid(other, pid);
+                if (r < 0)
+                        return r;
+        }
+        if (!streq(group, "root")) {
+                _cleanup_(freep) char *top = path_join(b->path, "cgroup.procs");
+
+                if (!top)
+                        return -ENOMEM;
+                r = files_remove_pid(top, pid);
+                if (r < 0)
+                        return r;
+        }
+
+        /* Appended in one write: a reader never sees a partial file. */
+        fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        snprintf(buf, sizeof(buf), "%d\n", (int) pid);
+        if (write(fd, buf, strlen(buf)) != (ssize_t) strlen(buf))
+                return errno > 0 ? -errno : -EIO;
+        return 0;
+}
+
+static int files_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+
+        d = opendir(b->path);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                        continue;
+                if (files_has_pid(b, de->d_name, pid) > 0) {
+                        if (strlen(de->d_name) >= size)
+                                return -ENAMETOOLONG;
+                        strcpy(buf, de->d_name);
+                        return 0;
+                }
+        }
+        /* A process nobody moved is in the top group, as on cgroupfs. */
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+                return -ESRCH;
+        if (size < sizeof("root"))
+                return -ENAMETOOLONG;
+        strcpy(buf, "root");
         return 0;
 }
 
@@ -86,4 +187,5 @@ const CgroupOps cgroup_ops_files = {
         .write_value = files_write_value,
         .attach = files_attach,
         .has_pid = files_has_pid,
+        .group_of = files_group_of,
 };

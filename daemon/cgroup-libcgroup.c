@@ -204,6 +204,25 @@ static int libcg_has_pid(const Backend *b, const char *group, pid_t pid) {
         return 0;
 }
 
+/* Where the kernel says the process is (its line in /proc/PID/cgroup). */
+static int libcg_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
+        _cleanup_(freep) char *path = NULL;
+        const char *name;
+        int ecg;
+
+        ecg = cgroup_get_current_controller_path(pid, b->controller, &path);
+        if (ecg != 0)
+                return ecg == ECGOTHER && cgroup_get_last_errno() == ENOENT ? -ESRCH :
+                       libcg_error(b, ecg, "look up the group of", "a process");
+        name = path && path[0] == '/' ? path + 1 : path ?: "";
+        if (name[0] == '\0')
+                name = "root";
+        if (strlen(name) >= size)
+                return -ENAMETOOLONG;
+        strcpy(buf, name);
+        return 0;
+}
+
 const CgroupOps cgroup_ops_libcgroup = {
         .name = "libcgroup",
         .init = libcg_init,
@@ -212,4 +231,5 @@ const CgroupOps cgroup_ops_libcgroup = {
         .write_value = libcg_write_value,
         .attach = libcg_attach,
         .has_pid = libcg_has_pid,
+        .group_of = libcg_group_of,
 };

@@ -32,6 +32,9 @@ typedef struct CgroupOps {
         int (*attach)(const Backend *b, const char *group, pid_t pid);
         /* 1 if pid is in the group's cgroup.procs, 0 if not. */
         int (*has_pid)(const Backend *b, const char *group, pid_t pid);
+        /* The group pid is in now, copied into buf ("root" for the top of
+         * the hierarchy); -ESRCH if it is in none. */
+        int (*group_of)(const Backend *b, pid_t pid, char *buf, size_t size);
 } CgroupOps;
 
 extern const CgroupOps cgroup_ops_libcgroup;

@@ -380,6 +380,14 @@ static int parse_rule_key(Parser *p, const char *section, const char *name,
         }
         if (streq(key, "User"))
                 return set_string(p, &r->user, key, value);
+        if (streq(key, "Pin")) {
+                int b = parse_bool(value);
+
+                if (b < 0)
+                        return parser_fail(p, -EINVAL, "Pin=%s: expected yes or no", value);
+                r->pin = b;
+                return 1;
+        }
         if (streq(key, "Class")) {
                 if (!class_name_is_valid(value))
                         return parser_fail(p, -EINVAL, "Class=%s: invalid class name", value);

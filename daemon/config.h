@@ -40,6 +40,7 @@ typedef struct Rule {
         char *user;             /* user name or numeric UID */
         char *class_name;
         int class_index;        /* resolved after loading */
+        bool pin;               /* Pin=: the class holds even in the foreground */
         char *file;             /* where Class= was set, for messages */
         unsigned line;
         unsigned section_line;

@@ -80,6 +80,19 @@ void journal_pid_remove(JournalPid **list, size_t *n, pid_t pid) {
                 }
 }
 
+size_t journal_pid_prune(JournalPid **list, size_t *n, const char *proc_root) {
+        size_t removed = 0;
+
+        for (size_t i = 0; i < *n;)
+                if (process_id_is_current(proc_root, &(*list)[i].id) == 0) {
+                        memmove(&(*list)[i], &(*list)[i + 1], (*n - i - 1) * sizeof(JournalPid));
+                        (*n)--;
+                        removed++;
+                } else
+                        i++;
+        return removed;
+}
+
 int journal_set_override(Journal *j, const char *group, unsigned boost) {
         for (size_t i = 0; i < j->n_overrides; i++)
                 if (streq(j->overrides[i].group, group)) {

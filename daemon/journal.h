@@ -61,6 +61,9 @@ JournalGroup *journal_get_group(Journal *j, const char *name, bool create);
 int journal_pid_set(JournalPid **list, size_t *n, const ProcessId *id, const char *group);
 void journal_pid_remove(JournalPid **list, size_t *n, pid_t pid);
 JournalPid *journal_pid_find(JournalPid *list, size_t n, pid_t pid);
+/* Drops the entries of processes that are gone (or whose PID was
+ * reused); returns how many. */
+size_t journal_pid_prune(JournalPid **list, size_t *n, const char *proc_root);
 
 int journal_set_override(Journal *j, const char *group, unsigned boost);
 const JournalOverride *journal_get_override(const Journal *j, const char *group);

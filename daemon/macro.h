@@ -2,6 +2,7 @@
 /* Small local equivalents of systemd's internal macros. */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -46,6 +47,11 @@ static inline void closep(int *fd) {
 static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);
+}
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
 }
 
 static inline bool streq_ptr(const char *a, const char *b) {

@@ -4,6 +4,7 @@
 
 #include "boost-errors.h"
 #include "config-version.h"
+#include "gamemode.h"
 #include "log.h"
 #include "manager.h"
 #include "proc.h"
@@ -551,6 +552,9 @@ int manager_connect_bus(Manager *m) {
         r = sd_bus_request_name(m->bus, BOOST_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to take the bus name %s: %m", BOOST_BUS_NAME);
+        r = gamemode_watch_new(m, &m->gamemode);
+        if (r < 0)
+                log_warning_errno(&m->log, r, "Failed to follow GameMode, ignoring: %m");
         return 0;
 }
 

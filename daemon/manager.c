@@ -9,6 +9,10 @@
 #include <time.h>
 
 #include "boost-errors.h"
+#include "cgroup-watch.h"
+#include "classify.h"
+#include "exec-source.h"
+#include "gamemode.h"
 #include "input.h"
 #include "log.h"
 #include "manager.h"
@@ -71,6 +75,11 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
                 if (!m->backend_override)
                         return -ENOMEM;
         }
+        if (o->exec_source) {
+                m->exec_source_path = strdup(o->exec_source);
+                if (!m->exec_source_path)
+                        return -ENOMEM;
+        }
 
         r = config_load(m->config_file, m->config_file_optional, m->dropin_dir, &m->config,
                         ret_config_error);
@@ -104,9 +113,13 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         for (size_t i = 0; i < m->holds.n; i++)
                 manager_untrack_hold(m, m->holds.holds[i].userdata);
+        gamemode_watch_free(m->gamemode);
         manager_bus_done(m);
+        exec_source_free(m->exec);
+        cgroup_watch_free(m->cgroups);
         input_source_free(m->input);
         power_source_free(m->power);
+        sd_event_source_disable_unref(m->save_later);
         holds_done(&m->holds);
         sd_event_source_disable_unref(m->hold_timer);
         sd_event_unref(m->event);
@@ -118,6 +131,9 @@ Manager *manager_free(Manager *m) {
         free(m->config_file);
         free(m->dropin_dir);
         free(m->backend_override);
+        free(m->exec_source_path);
+        free(m->foreground_unit);
+        free(m->games);
         free(m);
         return NULL;
 }
@@ -194,9 +210,17 @@ static int manager_save(Manager *m) {
 
 /* Moves a process, named by PID and start time, into group i. */
 static int manager_attach(Manager *m, const ProcessId *id, size_t i) {
+        Journal *j = m->journal;
+        int r;
+
         if (!m->backend || !m->backend->vt)
                 return -ENODEV;
-        return m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        r = m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        /* The list of placed processes is full: without exit events (no
+         * process connector) it keeps those that are gone. */
+        if (r == -ENOSPC && journal_pid_prune(&j->placed, &j->n_placed, m->proc_root) > 0)
+                r = m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        return r;
 }
 
 static const char *const *manager_group_names(Manager *m, const char **names) {
@@ -205,7 +229,8 @@ static const char *const *manager_group_names(Manager *m, const char **names) {
         return names;
 }
 
-static int manager_foreground_group(Manager *m, pid_t pid);
+static int manager_target(Manager *m, pid_t pid, const char *cgroup, ClassifyReason *ret_reason);
+static char *manager_cgroup_of(Manager *m, pid_t pid);
 
 /* Restores what the API set in an earlier run: mode, base boosts,
  * classified processes that still exist, the foreground process. */
@@ -237,9 +262,12 @@ static void manager_restore_api_state(Manager *m) {
                 i++;
         }
         if (j->foreground.pid > 0 && process_id_is_current(m->proc_root, &j->foreground) > 0) {
-                int g = manager_foreground_group(m, j->foreground.pid);
+                _cleanup_(freep) char *cg = manager_cgroup_of(m, j->foreground.pid);
+                int g;
 
                 m->foreground = j->foreground;
+                (void) classify_app_unit(cg, &m->foreground_unit);
+                g = manager_target(m, j->foreground.pid, cg, NULL);
                 if (g >= 0 && manager_attach(m, &j->foreground, (size_t) g) < 0)
                         log_warning(&m->log, "Failed to move the foreground process %d back, ignoring.",
                                     (int) j->foreground.pid);
@@ -289,6 +317,14 @@ int manager_start(Manager *m) {
         r = input_source_new(m, &m->input);
         if (r < 0)
                 log_warning_errno(&m->log, r, "Failed to set up the input boost source, ignoring: %m");
+        /* Exec events first, so that a process that execs while the
+         * units are read is not missed. */
+        r = exec_source_new(m, m->exec_source_path, &m->exec);
+        if (r < 0)
+                log_warning_errno(&m->log, r, "Failed to set up the exec event source, ignoring: %m");
+        r = cgroup_watch_new(m, &m->cgroups);
+        if (r < 0)
+                log_warning_errno(&m->log, r, "Failed to watch the cgroup tree, ignoring: %m");
         manager_save(m);
         return 0;
 }
@@ -296,6 +332,8 @@ int manager_start(Manager *m) {
 int manager_stop(Manager *m) {
         int r;
 
+        m->exec = exec_source_free(m->exec);
+        m->cgroups = cgroup_watch_free(m->cgroups);
         m->input = input_source_free(m->input);
         m->power = power_source_free(m->power);
         if (!m->started || !m->backend || !m->backend->vt)
@@ -425,66 +463,193 @@ int manager_classify(Manager *m, pid_t pid, const char *group, sd_bus_error *err
         return 0;
 }
 
-/* The class the rules give a process. */
-static int manager_rules_class(Manager *m, pid_t pid) {
-        ProcessInfo info;
+/* Where the process is in the cgroup v2 tree: where the tree watch saw
+ * it, else /proc/PID/cgroup. */
+static char *manager_cgroup_of(Manager *m, pid_t pid) {
+        const char *cg = cgroup_watch_cgroup_of(m->cgroups, pid);
+        char *ret = NULL;
+
+        if (cg)
+                return strdup(cg);
+        (void) proc_get_cgroup(m->proc_root, pid, &ret);
+        return ret;
+}
+
+static bool manager_is_foreground(Manager *m, pid_t pid, const char *cgroup) {
+        if (m->foreground_unit && cgroup_path_is_in(cgroup, m->foreground_unit))
+                return true;
+        return pid == m->foreground.pid && process_id_is_current(m->proc_root, &m->foreground) > 0;
+}
+
+bool manager_is_game(Manager *m, pid_t pid) {
+        for (size_t i = 0; i < m->n_games; i++)
+                if (m->games[i].pid == pid)
+                        return process_id_is_current(m->proc_root, &m->games[i]) > 0;
+        return false;
+}
+
+/* The class a process belongs in (classify.h); cgroup is where the caller
+ * found it, NULL to look it up. */
+static int manager_target(Manager *m, pid_t pid, const char *cgroup, ClassifyReason *ret_reason) {
+        JournalPid *c = journal_pid_find(m->journal->classified, m->journal->n_classified, pid);
+        ClassifyFacts f = { .explicit_class = -1 };
         ProcessInfoBuf buf;
+        ProcessInfo info;
         int r;
 
-        r = proc_get_info(m->proc_root, pid, &info, &buf);
+        r = proc_get_info(m->proc_root, pid, rules_need_user_names(m->config), &info, &buf);
         if (r < 0)
                 return r;
-        r = rules_classify(m->config, &info);
+        if (cgroup)
+                info.cgroup = cgroup;
+        else if (cgroup_watch_cgroup_of(m->cgroups, pid))
+                info.cgroup = cgroup_watch_cgroup_of(m->cgroups, pid);
+        f.info = &info;
+        if (c && process_id_is_current(m->proc_root, &c->id) > 0)
+                f.explicit_class = manager_find_group(m, c->group);
+        f.game = manager_is_game(m, pid);
+        f.foreground = manager_is_foreground(m, pid, info.cgroup);
+        r = classify_process(m->config, &f, ret_reason);
         process_info_buf_done(&buf);
         return r;
 }
 
-/* The foreground process goes to interactive, unless a rule sends it to
- * performance. */
-static int manager_foreground_group(Manager *m, pid_t pid) {
-        int inter = manager_find_group(m, "interactive");
-        int perf = manager_find_group(m, "performance");
-        int r = manager_rules_class(m, pid);
+typedef enum PlaceCheck {
+        PLACE_MOVE,             /* not where it belongs (or cannot tell) */
+        PLACE_THERE,            /* there, and the journal knows */
+        PLACE_BY_HAND,          /* boostd placed it, someone moved it since */
+} PlaceCheck;
 
-        if (r < 0)
-                return r;
-        if (perf >= 0 && r == perf)
-                return perf;
-        return inter >= 0 ? inter : r;
+/* Where the process is, against where it belongs, so that most events
+ * (a process execs where it already is) cost no move. A process boostd
+ * placed and someone moved elsewhere since was moved by hand: with
+ * by_hand_wins boostd leaves it there. */
+static PlaceCheck manager_check_place(Manager *m, pid_t pid, size_t g, bool by_hand_wins) {
+        JournalPid *p = journal_pid_find(m->journal->placed, m->journal->n_placed, pid);
+        const char *want = m->groups[g].name;
+        char cur[CLASS_NAME_MAX];
+        bool known;
+
+        if (!m->backend || !m->backend->vt || !m->backend->vt->group_of ||
+            m->backend->vt->group_of(m->backend, pid, cur, sizeof(cur)) < 0)
+                return PLACE_MOVE;
+        known = p && process_id_is_current(m->proc_root, &p->id) > 0;
+        if (by_hand_wins && known && !streq(cur, p->group))
+                return PLACE_BY_HAND;
+        if (streq(cur, want) && (g == 0 ? !p : known && streq(p->group, want)))
+                return PLACE_THERE;
+        return PLACE_MOVE;
+}
+
+/* Puts a process where it belongs. by_hand_wins: leave it if it was
+ * moved by hand since boostd placed it (automatic placement). */
+static int manager_place(Manager *m, pid_t pid, const char *cgroup, bool by_hand_wins,
+                         sd_bus_error *error) {
+        ClassifyReason reason;
+        int g;
+
+        g = manager_target(m, pid, cgroup, &reason);
+        if (g == -ESRCH)
+                return manager_set_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
+                                         "No process %d", (int) pid);
+        if (g < 0)
+                return manager_set_error(error, g, BOOST_ERROR_BACKEND_FAILED,
+                                         "Cannot read process %d: %s", (int) pid, strerror(-g));
+        if (reason == CLASSIFY_EXPLICIT)
+                return 0;       /* Classify() put it there */
+        switch (manager_check_place(m, pid, (size_t) g, by_hand_wins)) {
+        case PLACE_THERE:
+                return 0;
+        case PLACE_BY_HAND:
+                log_debug(&m->log, "PID %d was moved by hand since boostd placed it, leaving it.", (int) pid);
+                return 0;
+        case PLACE_MOVE:
+                break;
+        }
+        log_debug(&m->log, "PID %d: %s (%s).", (int) pid, m->groups[g].name,
+                  classify_reason_to_string(reason));
+        return manager_move(m, pid, (size_t) g, false, error);
+}
+
+/* Places the processes of a unit (for the foreground). */
+static void manager_place_unit(Manager *m, const char *unit, pid_t skip) {
+        CgroupPid *pids = NULL;
+        size_t n = 0;
+
+        if (!unit || cgroup_watch_unit_pids(m->cgroups, unit, &pids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (pids[i].pid != skip)
+                        (void) manager_place(m, pids[i].pid, pids[i].cgroup, true, NULL);
+        cgroup_pids_free(pids, n);
+}
+
+/* The foreground changed: the new one's processes go up, the old one's
+ * back to where they belong. */
+static void manager_foreground_changed(Manager *m, const ProcessId *old, const char *old_unit,
+                                       pid_t placed) {
+        if (m->foreground_unit && !streq_ptr(m->foreground_unit, old_unit))
+                manager_place_unit(m, m->foreground_unit, placed);
+        if (old_unit && !streq_ptr(old_unit, m->foreground_unit))
+                manager_place_unit(m, old_unit, 0);
+        if (old->pid > 0 && old->pid != m->foreground.pid &&
+            process_id_is_current(m->proc_root, old) > 0)
+                (void) manager_place(m, old->pid, NULL, true, NULL);
 }
 
 int manager_set_foreground(Manager *m, pid_t pid, sd_bus_error *error) {
         _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
         ProcessId id, old = m->foreground;
-        int target, r;
+        int r;
 
         r = manager_pin_process(m, pid, &id, &fd, error);
         if (r < 0)
                 return r;
-        target = manager_foreground_group(m, pid);
-        if (target < 0)
-                return manager_set_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
-                                         "No process %d", (int) pid);
-
-        r = manager_move(m, pid, (size_t) target, false, error);
+        cg = manager_cgroup_of(m, pid);
+        r = classify_app_unit(cg, &unit);
         if (r < 0)
-                return r;
+                return manager_set_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Out of memory");
+
+        old_unit = TAKE_PTR(m->foreground_unit);
         m->foreground = id;
-        m->journal->foreground = id;
-
-        if (old.pid > 0 && old.pid != pid && process_id_is_current(m->proc_root, &old) > 0) {
-                int back = manager_rules_class(m, old.pid);
-                JournalPid *c = journal_pid_find(m->journal->classified,
-                                                 m->journal->n_classified, old.pid);
-
-                /* An explicit Classify() outranks the rules. */
-                if (c && manager_find_group(m, c->group) >= 0)
-                        back = manager_find_group(m, c->group);
-                if (back >= 0)
-                        (void) manager_move(m, old.pid, (size_t) back, false, NULL);
+        m->foreground_unit = TAKE_PTR(unit);
+        r = manager_place(m, pid, cg, false, error);
+        if (r < 0) {
+                free(m->foreground_unit);
+                m->foreground_unit = TAKE_PTR(old_unit);
+                m->foreground = old;
+                return r;
         }
+        m->journal->foreground = id;
+        manager_foreground_changed(m, &old, old_unit, pid);
         manager_save(m);
-        log_info(&m->log, "Foreground: PID %d (%s).", (int) pid, m->groups[target].name);
+        log_info(&m->log, "Foreground: PID %d%s%s.", (int) pid,
+                 m->foreground_unit ? ", unit " : "", m->foreground_unit ?: "");
+        return 0;
+}
+
+int manager_set_foreground_unit(Manager *m, const char *unit) {
+        _cleanup_(freep) char *old_unit = NULL;
+        ProcessId old = m->foreground;
+        char *u = NULL;
+
+        if (streq_ptr(unit, m->foreground_unit))
+                return 0;
+        if (unit) {
+                u = strdup(unit);
+                if (!u)
+                        return -ENOMEM;
+        }
+        old_unit = m->foreground_unit;
+        m->foreground_unit = u;
+        /* The focus moved to or from a unit: the process named by
+         * SetForeground() is no longer it. */
+        m->foreground = (ProcessId) {};
+        m->journal->foreground = (ProcessId) {};
+        manager_foreground_changed(m, &old, old_unit, 0);
+        manager_save(m);
+        log_info(&m->log, "Foreground: %s.", unit ?: "none");
         return 0;
 }
 
@@ -657,17 +822,105 @@ int manager_set_input_boost(Manager *m, const char *group, unsigned boost) {
         return manager_apply_all(m);
 }
 
-int manager_place_by_rules(Manager *m, pid_t pid) {
-        int g;
+int manager_place_by_rules(Manager *m, pid_t pid, const char *cgroup) {
+        if (m->mode != MODE_AUTO)
+                return 0;
+        return manager_place(m, pid, cgroup, true, NULL);
+}
 
-        if (pid == m->foreground.pid && process_id_is_current(m->proc_root, &m->foreground) > 0)
+static int on_save_later(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        (void) s;
+        manager_save(m);
+        return 0;
+}
+
+/* Saves once, after the events pending now, however many changes they
+ * make (a burst of exits). */
+static void manager_save_later(Manager *m) {
+        int r;
+
+        if (!m->event) {
+                manager_save(m);
+                return;
+        }
+        if (!m->save_later) {
+                r = sd_event_add_defer(m->event, &m->save_later, on_save_later, m);
+                if (r < 0) {
+                        manager_save(m);
+                        return;
+                }
+                (void) sd_event_source_set_priority(m->save_later, SD_EVENT_PRIORITY_IDLE);
+                (void) sd_event_source_set_description(m->save_later, "journal-save");
+        }
+        (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_ONESHOT);
+}
+
+static bool games_remove(Manager *m, pid_t pid) {
+        for (size_t i = 0; i < m->n_games; i++)
+                if (m->games[i].pid == pid) {
+                        memmove(&m->games[i], &m->games[i + 1], (m->n_games - i - 1) * sizeof(ProcessId));
+                        m->n_games--;
+                        return true;
+                }
+        return false;
+}
+
+void manager_forget_process(Manager *m, pid_t pid) {
+        Journal *j = m->journal;
+        size_t placed = j->n_placed, classified = j->n_classified;
+
+        if (games_remove(m, pid))
+                log_debug(&m->log, "Game PID %d exited.", (int) pid);
+        cgroup_watch_forget(m->cgroups, pid);
+        journal_pid_remove(&j->placed, &j->n_placed, pid);
+        journal_pid_remove(&j->classified, &j->n_classified, pid);
+        if (j->n_placed != placed || j->n_classified != classified)
+                manager_save_later(m);
+}
+
+int manager_game_register(Manager *m, pid_t pid) {
+        ProcessId id = { .pid = pid }, *g;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        r = proc_get_start_time(m->proc_root, pid, &id.start_time);
+        if (r < 0)
+                return r;
+        (void) games_remove(m, pid);    /* a reused PID */
+        g = realloc(m->games, (m->n_games + 1) * sizeof(ProcessId));
+        if (!g)
+                return -ENOMEM;
+        m->games = g;
+        m->games[m->n_games++] = id;
+        log_info(&m->log, "GameMode: PID %d registered.", (int) pid);
+        return manager_place_by_rules(m, pid, NULL);
+}
+
+int manager_game_unregister(Manager *m, pid_t pid) {
+        if (!games_remove(m, pid))
                 return 0;
-        if (journal_pid_find(m->journal->classified, m->journal->n_classified, pid))
-                return 0;
-        g = manager_rules_class(m, pid);
-        if (g < 0)
-                return g;
-        return manager_move(m, pid, (size_t) g, false, NULL);
+        log_info(&m->log, "GameMode: PID %d unregistered.", (int) pid);
+        return manager_place_by_rules(m, pid, NULL);
+}
+
+void manager_games_clear(Manager *m) {
+        while (m->n_games > 0) {
+                pid_t pid = m->games[0].pid;
+
+                (void) manager_game_unregister(m, pid);
+        }
+}
+
+/* Auto mode starts, or the rules changed: everything is placed again. */
+static void manager_place_all(Manager *m) {
+        if (m->mode != MODE_AUTO)
+                return;
+        cgroup_watch_rescan(m->cgroups);
+        for (size_t i = 0; i < m->n_games; i++)
+                (void) manager_place_by_rules(m, m->games[i].pid, NULL);
 }
 
 int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error) {
@@ -690,6 +943,7 @@ int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error) {
         input_source_mode_changed(m->input);
         if (m->power)
                 power_source_update(m->power);
+        manager_place_all(m);
         return 0;
 }
 
@@ -807,6 +1061,7 @@ int manager_reload(Manager *m, sd_bus_error *error) {
         input_source_reload(m->input);
         if (m->power)
                 power_source_update(m->power);
+        manager_place_all(m);
         log_info(&m->log, "Configuration reloaded.");
         return 0;
 }

@@ -28,12 +28,17 @@ typedef struct Group {
 typedef struct PendingAuth PendingAuth;
 typedef struct PowerSource PowerSource;
 typedef struct InputSource InputSource;
+typedef struct CgroupWatch CgroupWatch;
+typedef struct ExecSource ExecSource;
+typedef struct GameModeWatch GameModeWatch;
 
 typedef struct ManagerOptions {
         const char *root;               /* NULL = "/" */
         const char *config_file;        /* NULL = <root>/etc/boostd.conf */
         const char *proc_root;          /* NULL = "/proc" */
         const char *backend;            /* overrides Backend= when set */
+        const char *exec_source;        /* a test's exec events instead of the
+                                         * process connector (BOOSTD_EXEC_SOURCE) */
         int log_level;                  /* until LogLevel= is read; 0 = LOG_INFO */
 } ManagerOptions;
 
@@ -48,6 +53,7 @@ typedef struct Manager {
         bool config_file_optional;
         char *dropin_dir;
         char *backend_override;
+        char *exec_source_path;
 
         Config *config;
         Journal *journal;
@@ -62,10 +68,19 @@ typedef struct Manager {
         PowerState power_state;
         Mode mode;
         ProcessId foreground;
+        char *foreground_unit;          /* cgroup path of the foreground app's
+                                         * unit; NULL: only the process */
+        ProcessId *games;               /* registered with GameMode */
+        size_t n_games;
 
         PendingAuth *pending;           /* polkit checks in flight */
         PowerSource *power;             /* auto mode: power supplies */
         InputSource *input;             /* auto mode: input activity */
+        CgroupWatch *cgroups;           /* auto mode: units as they appear */
+        ExecSource *exec;               /* auto mode: exec and exit events */
+        GameModeWatch *gamemode;        /* GameMode's games */
+        sd_event_source *save_later;    /* a journal save after the events
+                                         * pending now */
         bool started;
 } Manager;
 
@@ -98,10 +113,24 @@ int manager_reload(Manager *m, sd_bus_error *error);
 int manager_set_mode(Manager *m, const char *mode, sd_bus_error *error);
 int manager_set_power_state(Manager *m, PowerState state);
 /* Hooks for event sources (auto mode): the input boost of a group, and
- * placing a process where the rules say (an explicit Classify() and the
- * foreground process keep their place). */
+ * placing a process where everything that has a say puts it (see
+ * classify.h): cgroup is where the caller found it (NULL: look it up).
+ * Does nothing in manual mode, to an explicitly classified process, or
+ * to one moved elsewhere by hand since boostd placed it. */
 int manager_set_input_boost(Manager *m, const char *group, unsigned boost);
-int manager_place_by_rules(Manager *m, pid_t pid);
+int manager_place_by_rules(Manager *m, pid_t pid, const char *cgroup);
+/* A process exited: forget what is kept about it. */
+void manager_forget_process(Manager *m, pid_t pid);
+/* GameMode: a registered game goes to performance until it unregisters
+ * (Classify() and Pin= still outrank it); clear drops every game (the
+ * GameMode service went away). */
+int manager_game_register(Manager *m, pid_t pid);
+int manager_game_unregister(Manager *m, pid_t pid);
+void manager_games_clear(Manager *m);
+bool manager_is_game(Manager *m, pid_t pid);
+/* The foreground app is the unit at the cgroup path unit (from a source
+ * that follows the focus by unit); NULL ends it. */
+int manager_set_foreground_unit(Manager *m, const char *unit);
 /* Drops the holds tracked by userdata (their client left the bus). */
 void manager_drop_holds_of(Manager *m, void *userdata);
 

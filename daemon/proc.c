@@ -79,7 +79,7 @@ int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret) {
         return -EIO;
 }
 
-static int proc_get_cgroup2(const char *proc_root, pid_t pid, char **ret) {
+int proc_get_cgroup(const char *proc_root, pid_t pid, char **ret) {
         _cleanup_(freep) char *path = NULL, *line = NULL;
         _cleanup_(fclosep) FILE *f = NULL;
         size_t n = 0;
@@ -111,7 +111,8 @@ void process_info_buf_done(ProcessInfoBuf *buf) {
         memset(buf, 0, sizeof(*buf));
 }
 
-int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessInfoBuf *buf) {
+int proc_get_info(const char *proc_root, pid_t pid, bool user_name, ProcessInfo *info,
+                  ProcessInfoBuf *buf) {
         _cleanup_(freep) char *path = NULL;
         char exe[4096];
         struct passwd pw, *pwp = NULL;
@@ -132,7 +133,7 @@ int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessIn
         r = proc_get_uid(proc_root, pid, &info->uid);
         if (r < 0)
                 goto fail;
-        r = proc_get_cgroup2(proc_root, pid, &buf->cgroup);
+        r = proc_get_cgroup(proc_root, pid, &buf->cgroup);
         if (r < 0)
                 goto fail;
 
@@ -147,7 +148,9 @@ int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessIn
                 exe[l] = '\0';
                 buf->exe = strdup(exe);
         }
-        if (getpwuid_r(info->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
+        /* A name lookup may go beyond /etc/passwd (NSS): only when a
+         * rule names a user. */
+        if (user_name && getpwuid_r(info->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
                 buf->user = strdup(pw.pw_name);
 
         info->comm = buf->comm;

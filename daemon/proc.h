@@ -2,6 +2,7 @@
 /* Reading process facts from /proc (or a test tree); does not log. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -17,8 +18,11 @@ typedef struct ProcessId {
 int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret);
 
-/* Fills info with comm, exe, cgroup (v2 line), uid, user; the strings are
- * allocated in *ret_buf, freed by the caller. */
+/* The cgroup v2 path of a process (its "0::" line), NULL if it has none. */
+int proc_get_cgroup(const char *proc_root, pid_t pid, char **ret);
+
+/* Fills info with comm, exe, cgroup (v2 line), uid and, with user_name,
+ * user; the strings are allocated in *ret_buf, freed by the caller. */
 typedef struct ProcessInfoBuf {
         char *comm;
         char *exe;
@@ -26,7 +30,8 @@ typedef struct ProcessInfoBuf {
         char *user;
 } ProcessInfoBuf;
 
-int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessInfoBuf *buf);
+int proc_get_info(const char *proc_root, pid_t pid, bool user_name, ProcessInfo *info,
+                  ProcessInfoBuf *buf);
 void process_info_buf_done(ProcessInfoBuf *buf);
 
 /* 1 if pid is alive with the same start time, 0 if gone or reused. */

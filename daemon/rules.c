@@ -48,27 +48,50 @@ static bool cgroup_any_component(const char *cgroup, const char *suffix,
         return found;
 }
 
-const char *cgroup_path_unit(const char *cgroup, char *buf, size_t size) {
-        const char *svc = NULL, *scope = NULL, *best;
-        size_t svc_l = 0, scope_l = 0, l;
+size_t cgroup_path_unit_prefix(const char *cgroup) {
+        const char *s = cgroup;
+        size_t best = 0;
 
-        if (!cgroup)
-                return NULL;
-        (void) cgroup_any_component(cgroup, ".service", NULL, &svc, &svc_l);
-        (void) cgroup_any_component(cgroup, ".scope", NULL, &scope, &scope_l);
         /* The innermost unit wins: app scopes live below user@.service. */
-        if (svc && scope)
-                best = scope > svc ? scope : svc;
-        else
-                best = svc ?: scope;
-        if (!best)
+        while (s && *s) {
+                const char *e;
+                size_t l;
+
+                while (*s == '/')
+                        s++;
+                e = strchr(s, '/');
+                l = e ? (size_t) (e - s) : strlen(s);
+                if (l > 0 && (has_suffix(s, l, ".service") || has_suffix(s, l, ".scope")))
+                        best = (size_t) (s - cgroup) + l;
+                s = e;
+        }
+        return best;
+}
+
+const char *cgroup_path_unit(const char *cgroup, char *buf, size_t size) {
+        size_t end = cgroup_path_unit_prefix(cgroup), start = end, l;
+
+        if (end == 0)
                 return NULL;
-        l = best == svc ? svc_l : scope_l;
+        while (start > 0 && cgroup[start - 1] != '/')
+                start--;
+        l = end - start;
         if (l + 1 > size)
                 return NULL;
-        memcpy(buf, best, l);
+        memcpy(buf, cgroup + start, l);
         buf[l] = '\0';
         return buf;
+}
+
+bool cgroup_path_is_in(const char *cgroup, const char *dir) {
+        size_t l;
+
+        if (!cgroup || !dir)
+                return false;
+        l = strlen(dir);
+        while (l > 0 && dir[l - 1] == '/')
+                l--;
+        return strncmp(cgroup, dir, l) == 0 && (cgroup[l] == '\0' || cgroup[l] == '/');
 }
 
 static bool match_user(const char *want, const ProcessInfo *p) {
@@ -111,4 +134,13 @@ int rules_classify(const Config *c, const ProcessInfo *p) {
         if (i < 0)
                 return c->default_class_index;
         return c->rules[i].class_index;
+}
+
+bool rules_need_user_names(const Config *c) {
+        unsigned u;
+
+        for (size_t i = 0; i < c->n_rules; i++)
+                if (c->rules[i].user && parse_uint(c->rules[i].user, (unsigned) -2, &u) < 0)
+                        return true;
+        return false;
 }

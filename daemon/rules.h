@@ -2,6 +2,7 @@
 /* Matching processes against the configured rules; pure logic. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -18,6 +19,11 @@ typedef struct ProcessInfo {
 /* The unit (last .service or .scope component) of a cgroup path, copied
  * into buf; returns NULL if there is none. */
 const char *cgroup_path_unit(const char *cgroup, char *buf, size_t size);
+/* The length of the part of a cgroup path up to and including its unit,
+ * 0 if it has none: "/a.slice/b.service/sub" -> strlen("/a.slice/b.service"). */
+size_t cgroup_path_unit_prefix(const char *cgroup);
+/* Whether cgroup is dir or below it. */
+bool cgroup_path_is_in(const char *cgroup, const char *dir);
 
 /* Returns the index of the first rule whose every given key matches, or
  * -ENOENT. */
@@ -26,3 +32,7 @@ int rules_find(const Config *c, const ProcessInfo *p);
 /* The class index the rules give a process (the default class if no rule
  * matches). */
 int rules_classify(const Config *c, const ProcessInfo *p);
+
+/* Whether a rule names a user by name (not UID), so that processes need
+ * their user's name looked up. */
+bool rules_need_user_names(const Config *c);

@@ -103,6 +103,38 @@ int write_string_atomic(const char *path, const char *s) {
         return 0;
 }
 
+int read_pid_list(const char *path, pid_t **ret, size_t *ret_n) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        _cleanup_(freep) char *line = NULL;
+        _cleanup_(freep) pid_t *pids = NULL;
+        size_t n = 0, size = 0, l = 0;
+
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while (getline(&line, &l, f) > 0) {
+                long v = strtol(line, NULL, 10);
+
+                if (v <= 0 || v > INT_MAX)
+                        continue;
+                if (n == size) {
+                        pid_t *p;
+
+                        size = size ? size * 2 : 16;
+                        p = realloc(pids, size * sizeof(pid_t));
+                        if (!p)
+                                return -ENOMEM;
+                        pids = p;
+                }
+                pids[n++] = (pid_t) v;
+        }
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
+        return 0;
+}
+
 int mkdir_p(const char *path, mode_t mode) {
         _cleanup_(freep) char *p = strdup(path);
 

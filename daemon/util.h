@@ -14,6 +14,9 @@ char *path_join(const char *a, const char *b);
 int read_one_line(const char *path, char **ret);
 int write_string(const char *path, const char *s);
 int write_string_atomic(const char *path, const char *s);
+/* The PIDs of a cgroup.procs file, one per line; *ret may be NULL when
+ * there are none. */
+int read_pid_list(const char *path, pid_t **ret, size_t *ret_n);
 int mkdir_p(const char *path, mode_t mode);
 
 int parse_uint(const char *s, unsigned max, unsigned *ret);

@@ -15,6 +15,16 @@ compare between runs; the absolute numbers depend on the machine.
                    sustained rate (baseline: a program that only reads them)
   idle             context switches of the idle daemon over a period
                    (no polling timer: expected 0)
+  unit   latency   a unit's directory made in a fake cgroup v2 tree and its
+                   cgroup.procs written -> the PID in the group's
+                   cgroup.procs (baseline: inotify on the slice, read the
+                   unit's cgroup.procs, write the PID)
+  exec   latency   "exec PID" sent to the BOOSTD_EXEC_SOURCE socket -> the
+                   PID in the group's cgroup.procs (baseline: read the
+                   event and /proc/PID/comm, write the PID)
+  exec   burst     CPU time and peak RSS while exec events of processes
+                   already in place arrive at a sustained rate, the common
+                   case (baseline: reads the events and /proc/PID/comm)
 
 Usage: bench-boostd.py [--boostd PATH] [--reps N] [--burst-seconds S]
                        [--idle-seconds S] [--quick]
@@ -26,6 +36,7 @@ import glob
 import os
 import select
 import shutil
+import socket
 import statistics
 import struct
 import subprocess
@@ -81,6 +92,123 @@ int main(int argc, char **argv)
         }
         return 0;
 }
+'''
+
+# The unit baseline: follows new units in one slice directory and writes
+# their PIDs into the group the unit's name ends with (-bg or -perf).
+BASELINE_UNITS_C = r'''
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+static char dirs[4096][PATH_MAX];
+static int done[4096];
+static void place(int wd, const char *bg, const char *perf)
+{
+        char p[PATH_MAX + 16];
+        int pid;
+        FILE *f;
+        snprintf(p, sizeof(p), "%s/cgroup.procs", dirs[wd]);
+        f = fopen(p, "r");
+        if (!f)
+                return;
+        while (fscanf(f, "%d", &pid) == 1) {
+                FILE *o = fopen(strstr(dirs[wd], "-bg.") ? bg : perf, "a");
+                if (!o)
+                        break;
+                fprintf(o, "%d\n", pid);
+                fclose(o);
+                done[wd] = 1;
+        }
+        fclose(f);
+}
+int main(int argc, char **argv)
+{
+        char buf[65536] __attribute__((aligned(8)));
+        int in = inotify_init1(0), top;
+        ssize_t n;
+        if (argc < 4)
+                return 2;
+        top = inotify_add_watch(in, argv[1], IN_CREATE | IN_ONLYDIR);
+        if (top < 0)
+                return 1;
+        while ((n = read(in, buf, sizeof(buf))) > 0)
+                for (char *p = buf; p < buf + n;) {
+                        struct inotify_event *e = (struct inotify_event *) p;
+                        if (e->wd == top && (e->mask & IN_ISDIR)) {
+                                char d[PATH_MAX];
+                                int wd;
+                                snprintf(d, sizeof(d), "%s/%s", argv[1], e->name);
+                                wd = inotify_add_watch(in, d, IN_MODIFY);
+                                if (wd > 0 && wd < 4096) {
+                                        strcpy(dirs[wd], d);
+                                        place(wd, argv[2], argv[3]);
+                                }
+                        } else if (e->wd > 0 && e->wd < 4096 && !done[e->wd] &&
+                                   e->len && !strcmp(e->name, "cgroup.procs"))
+                                place(e->wd, argv[2], argv[3]);
+                        p += sizeof(*e) + e->len;
+                }
+        return 0;
+}
+'''
+
+# The exec baseline: reads "exec PID" datagrams, the process's comm and,
+# in "write" mode, appends the PID to a group's cgroup.procs.
+BASELINE_EXEC_C = r'''
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_DGRAM, 0), w;
+        char buf[64], p[64], comm[64];
+        ssize_t n;
+        if (argc < 4)
+                return 2;
+        w = !strcmp(argv[3], "write");
+        strncpy(sa.sun_path, argv[1], sizeof(sa.sun_path) - 1);
+        unlink(argv[1]);
+        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return 1;
+        while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+                int pid;
+                FILE *f;
+                buf[n] = 0;
+                if (sscanf(buf, "exec %d", &pid) != 1)
+                        continue;
+                snprintf(p, sizeof(p), "/proc/%d/comm", pid);
+                f = fopen(p, "r");
+                if (!f)
+                        continue;
+                if (!fgets(comm, sizeof(comm), f))
+                        comm[0] = 0;
+                fclose(f);
+                if (w) {
+                        FILE *o = fopen(argv[2], "a");
+                        if (!o)
+                                return 1;
+                        fprintf(o, "%d\n", pid);
+                        fclose(o);
+                }
+        }
+        return 0;
+}
+'''
+
+UNITS_CONFIG = '''[Rule:bench-bg]
+Unit=bench-*-bg.service
+Class=background
+[Rule:bench-perf]
+Unit=bench-*-perf.service
+Class=performance
+[Rule:ticker]
+Comm=ticker
+Class=performance
 '''
 
 IN_CLOSE_WRITE = 0x8
@@ -149,12 +277,20 @@ class Bench:
                                      '--print-address'], stdout=subprocess.PIPE, text=True)
         self.env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.bus.stdout.readline().strip())
         self.baseline = os.path.join(self.tmp, 'baseline')
-        subprocess.run(['cc', '-O2', '-x', 'c', '-o', self.baseline, '-'],
-                       input=BASELINE_C, text=True, check=True)
+        self.baseline_units = os.path.join(self.tmp, 'baseline-units')
+        self.baseline_exec = os.path.join(self.tmp, 'baseline-exec')
+        for out, src in ((self.baseline, BASELINE_C), (self.baseline_units, BASELINE_UNITS_C),
+                         (self.baseline_exec, BASELINE_EXEC_C)):
+            subprocess.run(['cc', '-O2', '-x', 'c', '-o', out, '-'], input=src, text=True,
+                           check=True)
+        self.sleepers = []
 
     def close(self):
         for fd in self.writers.values():
             os.close(fd)
+        for p in self.sleepers:
+            p.kill()
+            p.wait()
         for p in self.procs:
             if p.poll() is None:
                 p.kill()
@@ -186,10 +322,19 @@ class Bench:
         os.mkfifo(f'{root}/dev/input/event0', 0o600)
         return root
 
-    def start_boostd(self, root):
+    def make_procs_root(self, name):
+        """A root with a fake cgroup v2 tree and rules for the process
+        benchmarks."""
+        root = self.make_root(name)
+        with open(f'{root}/etc/boostd.conf', 'a') as f:
+            f.write(UNITS_CONFIG)
+        os.makedirs(f'{root}/sys/fs/cgroup/system.slice')
+        return root
+
+    def start_boostd(self, root, env=None):
         log = open(os.path.join(root, 'boostd.log'), 'w')
         p = subprocess.Popen([self.args.boostd, '--log-level=warning'],
-                             env=dict(self.env, BOOSTD_ROOT=root),
+                             env=dict(self.env, BOOSTD_ROOT=root, **(env or {})),
                              stdout=log, stderr=subprocess.STDOUT)
         log.close()
         self.procs.append(p)
@@ -270,6 +415,158 @@ class Bench:
             status_field(pid, 'nonvoluntary_ctxt_switches')
         return sw1 - sw0
 
+    def spawn_sleepers(self, n, name='sleep'):
+        """n processes that sleep; name (a symlink to sleep) is their comm."""
+        prog = shutil.which('sleep')
+        if name != 'sleep':
+            link = os.path.join(self.tmp, name)
+            if not os.path.exists(link):
+                os.symlink(prog, link)
+            prog = link
+        ps = [subprocess.Popen([prog, '3600']) for _ in range(n)]
+        self.sleepers.extend(ps)
+        return [p.pid for p in ps]
+
+    @staticmethod
+    def wait_file(path, proc, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(path):
+            if proc.poll() is not None:
+                raise RuntimeError(f'{proc.args[0]} exited with {proc.returncode}')
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'{path} never appeared')
+            time.sleep(0.01)
+
+    @staticmethod
+    def has_pid(path, pid):
+        with open(path) as f:
+            return str(pid) in f.read().split()
+
+    def timed_move(self, path, pid, act):
+        """Time (us) from act() to pid written into the cgroup.procs at path."""
+        watch = Watch(path)
+        try:
+            watch.drain()
+            t0 = time.perf_counter_ns()
+            act()
+            deadline = time.monotonic() + 2.0
+            while True:
+                t1 = watch.wait(max(0.0, deadline - time.monotonic()))
+                if t1 is None:
+                    raise RuntimeError(f'PID {pid} never reached {path}')
+                if self.has_pid(path, pid):
+                    return (t1 - t0) / 1000
+        finally:
+            watch.close()
+
+    def unit_latency(self, root, proc):
+        """Latencies (us) from a unit's directory and cgroup.procs made to
+        its PID moved; the PID alternates between two groups."""
+        slice_dir = f'{root}/sys/fs/cgroup/system.slice'
+        pid = self.spawn_sleepers(1)[0]
+        lat = []
+        for i in range(self.args.reps):
+            kind, group = ('bg', 'background') if i % 2 == 0 else ('perf', 'performance')
+            unit = f'{slice_dir}/bench-{i}-{kind}.service'
+
+            def make():
+                os.mkdir(unit)
+                with open(f'{unit}/cgroup.procs', 'w') as f:
+                    f.write(f'{pid}\n')
+            lat.append(self.timed_move(f'{root}/dev/stune/{group}/cgroup.procs', pid, make))
+            if proc.poll() is not None:
+                raise RuntimeError('the daemon exited')
+        return lat
+
+    def exec_latency(self, root, sock, pids):
+        """Latencies (us) from "exec PID" sent to a new process moved."""
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        lat = []
+        try:
+            for pid in pids[:self.args.reps]:
+                lat.append(self.timed_move(f'{root}/dev/stune/performance/cgroup.procs', pid,
+                                           lambda: c.sendto(f'exec {pid}'.encode(), sock)))
+        finally:
+            c.close()
+        return lat
+
+    def exec_burst(self, sock, proc, pids):
+        """CPU ms and peak RSS (KiB) of proc over a sustained burst of exec
+        events of processes already in place."""
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        rate, seconds = 2000, self.args.burst_seconds
+        cpu0 = cpu_ns(proc.pid)
+        n = 0
+        start = time.monotonic()
+        try:
+            while time.monotonic() - start < seconds:
+                for _ in range(10):
+                    c.sendto(f'exec {pids[n % len(pids)]}'.encode(), sock)
+                    n += 1
+                time.sleep(10 / rate)
+        finally:
+            c.close()
+        time.sleep(0.2)
+        return n, (cpu_ns(proc.pid) - cpu0) / 1e6, status_field(proc.pid, 'VmHWM')
+
+    def run_procs(self):
+        """The process classification figures, boostd and baselines."""
+        # unit appearing -> PIDs moved
+        root = self.make_procs_root('units-boostd')
+        d = self.start_boostd(root)
+        self.wait_ready(root, d)
+        lat_d = self.unit_latency(root, d)
+        self.stop(d)
+        root_b = self.make_procs_root('units-baseline')
+        b = subprocess.Popen([self.baseline_units, f'{root_b}/sys/fs/cgroup/system.slice',
+                              f'{root_b}/dev/stune/background/cgroup.procs',
+                              f'{root_b}/dev/stune/performance/cgroup.procs'])
+        self.procs.append(b)
+        time.sleep(0.2)
+        lat_b = self.unit_latency(root_b, b)
+        self.row('unit appears -> PIDs moved (us)', lat_d, lat_b)
+
+        # exec event -> move, each time a new process
+        tickers = self.spawn_sleepers(self.args.reps, 'ticker')
+        others = self.spawn_sleepers(max(10, self.args.reps // 5))
+        root = self.make_procs_root('exec-boostd')
+        sock = f'{root}/exec.sock'
+        d = self.start_boostd(root, {'BOOSTD_EXEC_SOURCE': sock})
+        self.wait_file(sock, d)
+        lat_d = self.exec_latency(root, sock, tickers)
+        root_b = self.make_procs_root('exec-baseline')
+        sock_b = f'{root_b}/exec.sock'
+        b = subprocess.Popen([self.baseline_exec, sock_b,
+                              f'{root_b}/dev/stune/performance/cgroup.procs', 'write'])
+        self.procs.append(b)
+        self.wait_file(sock_b, b)
+        lat_b = self.exec_latency(root_b, sock_b, tickers)
+        self.row('exec event -> PID moved (us)', lat_d, lat_b)
+
+        # exec burst: the processes are in place (tickers in performance,
+        # the others in root), so no move is due
+        mix = [p for pair in zip(tickers, others * len(tickers)) for p in pair]
+        n, cpu_d, rss_d = self.exec_burst(sock, d, mix)
+        root_r = self.make_procs_root('exec-burst-baseline')
+        sock_r = f'{root_r}/exec.sock'
+        r = subprocess.Popen([self.baseline_exec, sock_r, '/dev/null', 'read'])
+        self.procs.append(r)
+        self.wait_file(sock_r, r)
+        _, cpu_r, rss_r = self.exec_burst(sock_r, r, mix)
+        self.results.append((f'exec burst: CPU ms for {n} events', f'{cpu_d:.1f}',
+                             f'{cpu_r:.1f}', ratio(cpu_d, cpu_r)))
+        self.results.append(('exec burst: peak RSS KiB', str(rss_d), str(rss_r),
+                             ratio(rss_d, rss_r)))
+        if d.poll() is not None:
+            raise RuntimeError('the daemon exited during the exec burst')
+        self.stop(d)
+
+    @staticmethod
+    def stop(proc):
+        proc.terminate()
+        if proc.wait(10) != 0:
+            raise RuntimeError(f'{proc.args[0]} exited with {proc.returncode}')
+
     def wait_ready(self, root, proc):
         """boostd is ready once it holds the input FIFO open."""
         self.open_writer(root, proc)
@@ -303,6 +600,9 @@ class Bench:
                              f'{cpu_r:.1f}', ratio(cpu_d, cpu_r)))
         self.results.append(('input burst: peak RSS KiB', str(rss_d), str(rss_r),
                              ratio(rss_d, rss_r)))
+
+        self.stop(d)               # one daemon owns the bus name at a time
+        self.run_procs()
         return sw
 
     def row(self, what, xs, base):

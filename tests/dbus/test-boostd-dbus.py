@@ -134,9 +134,11 @@ class BoostdTest(dbusmock.DBusTestCase):
     def log_path(self):
         return os.path.join(self.root, 'boostd.log')
 
+    daemon_env = {}     # more environment for boostd (test seams)
+
     def start_daemon(self, extra=()):
         self.logf = open(self.log_path(), 'a')
-        env = dict(os.environ, BOOSTD_ROOT=self.root)
+        env = dict(os.environ, BOOSTD_ROOT=self.root, **self.daemon_env)
         self.daemon = subprocess.Popen([BOOSTD, '--log-level=debug', *extra],
                                        env=env, stdout=self.logf, stderr=subprocess.STDOUT)
         eventually(lambda: self.sysbus.name_has_owner(NAME) or self.daemon.poll() is not None,

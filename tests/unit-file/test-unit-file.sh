@@ -23,6 +23,8 @@ for want in 'Type=notify' 'BusName=org.boostd.Boost1' 'ExecReload=/bin/kill -HUP
             'CapabilityBoundingSet=' 'DeviceAllow=char-input r'; do
         grep -qF -- "$want" "$dir/boostd.service" || { echo "missing: $want"; fail=1; }
 done
+# the process connector (exec events) needs CAP_NET_ADMIN
+grep -q '^CapabilityBoundingSet=.*CAP_NET_ADMIN' "$dir/boostd.service" || { echo "missing: CAP_NET_ADMIN"; fail=1; }
 for banned in 'ProtectControlGroups=yes' 'PrivateDevices=yes'; do
         grep -qF -- "$banned" "$dir/boostd.service" && { echo "must not have: $banned"; fail=1; }
 done

@@ -84,7 +84,11 @@ static void test_good_file(void **state) {
                                   "[Rule:steam]\n"
                                   "Unit=app-steam*.scope\n"
                                   "User=1000\n"
-                                  "Class=games\n",
+                                  "Class=games\n"
+                                  "Pin=yes\n"
+                                  "[Rule:indexer]\n"
+                                  "Comm=tracker-miner*\n"
+                                  "Class=background\n",
                                   &c, &error), 0);
         assert_null(error);
         assert_string_equal(c->backend, "uclamp");
@@ -99,9 +103,11 @@ static void test_good_file(void **state) {
         assert_int_equal(c->classes[4].boost[POWER_AC], 80);
         assert_int_equal(c->classes[4].boost[POWER_BATTERY], 40);
         assert_int_equal(c->classes[2].boost[POWER_LOW], 15);
-        assert_int_equal(c->n_rules, 1);
+        assert_int_equal(c->n_rules, 2);
         assert_string_equal(c->rules[0].unit, "app-steam*.scope");
         assert_int_equal(c->rules[0].class_index, 4);
+        assert_true(c->rules[0].pin);
+        assert_false(c->rules[1].pin);
         config_free(c);
 }
 
@@ -155,6 +161,10 @@ static const BadCase bad_cases[] = {
         { "[Rule:x]\nComm=foo\nClass=nope\n", -ENOENT, "3: rule 'x' names unknown class 'nope'" },
         { "[Rule:x]\nClass=root\n", -EINVAL, "1: rule 'x' has no match key (Unit=, Slice=, Comm=, Exe= or User=)" },
         { "[Rule:x]\nComm=foo\n", -EINVAL, "1: rule 'x' has no Class=" },
+        { "[Rule:x]\nComm=foo\nClass=root\nPin=maybe\n", -EINVAL, "4: Pin=maybe: expected yes or no" },
+        { "[Rule:x]\nComm=foo\nClass=root\nPin=\n", -EINVAL, "4: Pin=: expected yes or no" },
+        { "[Rule:x]\nPin=yes\nClass=root\n", -EINVAL,
+          "1: rule 'x' has no match key (Unit=, Slice=, Comm=, Exe= or User=)" },
         { "[Rule:x]\nExe=bin/foo\nClass=root\n", -EINVAL, "2: Exe=bin/foo: not an absolute path or glob" },
         { "[Rule:x]\nComm=averyveryverylongname\nClass=root\n", -EINVAL,
           "2: Comm=averyveryverylongname: longer than the kernel's 15 characters, can never match" },

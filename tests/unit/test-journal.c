@@ -89,10 +89,34 @@ static void test_garbage_is_skipped(void **state) {
         journal_free(j);
 }
 
+/* Entries of processes that are gone, or whose PID was reused, go. */
+static void test_prune(void **state) {
+        pid_t live = spawn_sleeper(), gone = dead_pid();
+        ProcessId a = { .pid = live }, b = { .pid = gone, .start_time = 1 }, c = { .pid = live };
+        JournalPid *list = NULL;
+        size_t n = 0;
+
+        (void) state;
+        assert_int_equal(proc_get_start_time("/proc", live, &a.start_time), 0);
+        assert_int_equal(journal_pid_set(&list, &n, &a, "background"), 0);
+        assert_int_equal(journal_pid_set(&list, &n, &b, "background"), 0);
+        assert_int_equal(journal_pid_prune(&list, &n, "/proc"), 1);
+        assert_int_equal(n, 1);
+        assert_int_equal(list[0].id.pid, live);
+        /* the same PID with another start time: reused */
+        c.start_time = a.start_time + 1;
+        assert_int_equal(journal_pid_set(&list, &n, &c, "background"), 0);
+        assert_int_equal(journal_pid_prune(&list, &n, "/proc"), 1);
+        assert_int_equal(n, 0);
+        free(list);
+        kill_sleeper(live);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_garbage_is_skipped, setup, teardown),
+                cmocka_unit_test(test_prune),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,6 +107,18 @@ static void test_default_class(void **state) {
         config_free(c);
 }
 
+/* User names are looked up only when a rule names a user by name. */
+static void test_need_user_names(void **state) {
+        Config *c = load(rules_text);
+
+        (void) state;
+        assert_true(rules_need_user_names(c));
+        config_free(c);
+        c = load("[Rule:a]\nUser=1001\nClass=background\n[Rule:b]\nComm=x\nClass=background\n");
+        assert_false(rules_need_user_names(c));
+        config_free(c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_unit_and_scope),
@@ -114,6 +126,7 @@ int main(void) {
                 cmocka_unit_test(test_comm_exe_user),
                 cmocka_unit_test(test_first_match_wins),
                 cmocka_unit_test(test_default_class),
+                cmocka_unit_test(test_need_user_names),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

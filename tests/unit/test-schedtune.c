@@ -170,6 +170,58 @@ static void test_apply_and_attach(void **state) {
         kill_sleeper(pid);
 }
 
+static unsigned attach_writes;
+
+static int counting_attach(const Backend *b, const char *group, pid_t pid) {
+        attach_writes++;
+        return cgroup_ops_files.attach(b, group, pid);
+}
+
+/* Like cgroupfs: a PID is in one group at a time, and a process already
+ * in its group is not written again. */
+static void test_attach_moves_once_and_only_when_needed(void **state) {
+        Fixture *f = *state;
+        CgroupOps ops = cgroup_ops_files;
+        pid_t a = spawn_sleeper(), b = spawn_sleeper();
+        ProcessId ia = { .pid = a }, ib = { .pid = b };
+        char g[CLASS_NAME_MAX];
+
+        ops.attach = counting_attach;
+        attach_writes = 0;
+        assert_int_equal(proc_get_start_time("/proc", a, &ia.start_time), 0);
+        assert_int_equal(proc_get_start_time("/proc", b, &ib.start_time), 0);
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        f->backend->cgroup = &ops;
+
+        assert_int_equal(f->backend->vt->group_of(f->backend, a, g, sizeof(g)), 0);
+        assert_string_equal(g, "root");
+        assert_int_equal(f->backend->vt->attach(f->backend, "performance", &ia), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "performance", &ib), 0);
+        assert_true(file_has_pid(f->root, "dev/stune/performance/cgroup.procs", a));
+        assert_true(file_has_pid(f->root, "dev/stune/performance/cgroup.procs", b));
+        assert_int_equal(attach_writes, 2);
+        /* there already: no write */
+        assert_int_equal(f->backend->vt->attach(f->backend, "performance", &ia), 0);
+        assert_int_equal(attach_writes, 2);
+        assert_int_equal(f->journal->n_placed, 2);
+
+        assert_int_equal(f->backend->vt->attach(f->backend, "background", &ia), 0);
+        assert_int_equal(attach_writes, 3);
+        assert_false(file_has_pid(f->root, "dev/stune/performance/cgroup.procs", a));
+        assert_true(file_has_pid(f->root, "dev/stune/background/cgroup.procs", a));
+        assert_int_equal(f->backend->vt->group_of(f->backend, a, g, sizeof(g)), 0);
+        assert_string_equal(g, "background");
+        assert_int_equal(f->backend->vt->attach(f->backend, "root", &ia), 0);
+        assert_false(file_has_pid(f->root, "dev/stune/background/cgroup.procs", a));
+        assert_true(file_has_pid(f->root, "dev/stune/cgroup.procs", a));
+        assert_int_equal(f->journal->n_placed, 1);
+
+        kill_sleeper(a);
+        assert_int_equal(f->backend->vt->attach(f->backend, "performance", &ia), -ESRCH);
+        assert_int_equal(f->backend->vt->group_of(f->backend, a, g, sizeof(g)), -ESRCH);
+        kill_sleeper(b);
+}
+
 static void test_restore_on_stop(void **state) {
         Fixture *f = *state;
         pid_t pid = spawn_sleeper(), gone = spawn_sleeper();
@@ -265,6 +317,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_start_creates_groups, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_start_group_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_apply_and_attach, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_attach_moves_once_and_only_when_needed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_on_stop, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_found, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_adoption_after_crash, setup, teardown),

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +96,27 @@ static inline int read_int(const char *root, const char *rel) {
 
         assert_non_null(read_file(root, rel, buf, sizeof(buf)));
         return atoi(buf);
+}
+
+/* Whether a cgroup.procs file of a test tree lists pid. */
+static inline bool file_has_pid(const char *root, const char *rel, pid_t pid) {
+        char buf[8192];
+
+        if (!read_file(root, rel, buf, sizeof(buf)))
+                return false;
+        for (char *s = buf; *s;) {
+                char *e;
+                long v = strtol(s, &e, 10);
+
+                if (e == s)
+                        break;
+                if (v == pid)
+                        return true;
+                s = e;
+                while (*s == '\n')
+                        s++;
+        }
+        return false;
 }
 
 /* A child that sleeps until killed, and one that has exited. */

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Units and scopes as they appear in the cgroup v2 tree.
+ *
+ * Why inotify on the tree and not systemd's D-Bus signals: UnitNew of a
+ * user's manager (systemd --user) goes out on that user's own bus, which
+ * boostd does not see, and the system manager does not know the units of
+ * user managers. The cgroup tree has them all, system and user managers
+ * alike (user@UID.service/app.slice/app-*.scope, session-*.scope, the
+ * scopes of flatpak and snap apps), and inotify reports every new
+ * directory there without polling.
+ *
+ * Each directory gets a watch (IN_CREATE, IN_DELETE, IN_MOVED_*, added
+ * recursively as directories appear). When one that is a .service or a
+ * .scope, or lies below one, appears (and at start, for every one), its
+ * cgroup.procs is read and each PID placed with the unit and slices of
+ * that path; then it is read again until no new PID shows up (children
+ * forked meanwhile), at most ROUNDS_MAX times. A PID written into
+ * cgroup.procs later (systemd moving a process into a new scope) makes an
+ * IN_MODIFY of the directory, and so does a change of cgroup.events
+ * ("populated"): the file is read again, and only new PIDs are placed.
+ * The schedtune hierarchy is cgroup v1; moving a process there does not
+ * change its v2 group, so cgroup.procs keeps listing it.
+ *
+ * The tree may vanish (tests remove it): then the nearest existing
+ * ancestor is watched until it is back. IN_ATTRIB of an app scope
+ * follows GNOME's user.xdg.inactive-since: removed from a scope that had
+ * it means the app was focused. */
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "cgroup-watch.h"
+#include "classify.h"
+#include "log.h"
+#include "manager.h"
+#include "rules.h"
+#include "util.h"
+
+#define ROUNDS_MAX 10
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | \
+                    IN_ONLYDIR | IN_DONT_FOLLOW)
+#define WAIT_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
+#define XATTR_INACTIVE "user.xdg.inactive-since"
+
+typedef struct WatchDir {
+        int wd;
+        char *path;             /* below the top: "" for the top, else "/a.slice/b.service" */
+        bool unit;              /* a unit or below one: its processes are placed */
+        bool app_scope;         /* an app's own .scope: its xattr is followed */
+        int inactive;           /* user.xdg.inactive-since: -1 unknown, 0 absent, 1 set */
+        pid_t *pids;            /* what its cgroup.procs listed last, sorted */
+        size_t n_pids;
+} WatchDir;
+
+struct CgroupWatch {
+        Manager *m;
+        char *top;
+        int fd;
+        sd_event_source *io;
+        WatchDir **dirs;
+        size_t n_dirs;
+        int wait_wd;            /* on an ancestor while the top is missing */
+        bool gone;              /* the tree vanished (logged once) */
+};
+
+static int pid_cmp(const void *a, const void *b) {
+        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+static bool pids_have(const pid_t *pids, size_t n, pid_t pid) {
+        return n > 0 && bsearch(&pid, pids, n, sizeof(pid_t), pid_cmp);
+}
+
+static char *watch_full_path(const CgroupWatch *w, const char *path) {
+        char *p;
+
+        return asprintf(&p, "%s%s", w->top, path) < 0 ? NULL : p;
+}
+
+static int watch_find_wd(const CgroupWatch *w, int wd) {
+        for (size_t i = 0; i < w->n_dirs; i++)
+                if (w->dirs[i]->wd == wd)
+                        return (int) i;
+        return -1;
+}
+
+static void watch_dir_free(WatchDir *d) {
+        if (!d)
+                return;
+        free(d->path);
+        free(d->pids);
+        free(d);
+}
+
+static void watch_remove_at(CgroupWatch *w, size_t i, bool rm_watch) {
+        WatchDir *d = w->dirs[i];
+
+        if (rm_watch)
+                (void) inotify_rm_watch(w->fd, d->wd);
+        w->dirs[i] = w->dirs[--w->n_dirs];
+        watch_dir_free(d);
+}
+
+/* Forgets a directory and everything below it (moved away). */
+static void watch_remove_tree(CgroupWatch *w, const char *path) {
+        for (size_t i = 0; i < w->n_dirs;)
+                if (cgroup_path_is_in(w->dirs[i]->path, path))
+                        watch_remove_at(w, i, true);
+                else
+                        i++;
+}
+
+static void watch_check_inactive(CgroupWatch *w, WatchDir *d) {
+        _cleanup_(freep) char *full = watch_full_path(w, d->path);
+        int prev = d->inactive, now;
+
+        if (!full)
+                return;
+        if (getxattr(full, XATTR_INACTIVE, NULL, 0) >= 0)
+                now = 1;
+        else if (errno == ENODATA)
+                now = 0;
+        else
+                return;         /* no xattrs here */
+        d->inactive = now;
+        if (w->m->mode != MODE_AUTO || prev < 0 || prev == now)
+                return;
+        if (now == 0)
+                (void) manager_set_foreground_unit(w->m, d->path);
+        else if (streq_ptr(w->m->foreground_unit, d->path))
+                (void) manager_set_foreground_unit(w->m, NULL);
+}
+
+/* Reads a unit's cgroup.procs and places its new PIDs (all of them with
+ * all), again until no new one shows up. */
+static void watch_read_procs(CgroupWatch *w, WatchDir *d, bool all) {
+        _cleanup_(freep) char *procs = NULL;
+        _cleanup_(freep) pid_t *seen = NULL;
+        size_t n_seen = 0;
+
+        if (!d->unit || w->m->mode != MODE_AUTO)
+                return;
+        if (asprintf(&procs, "%s%s/cgroup.procs", w->top, d->path) < 0)
+                return;
+        if (!all && d->n_pids > 0) {
+                seen = malloc(d->n_pids * sizeof(pid_t));
+                if (!seen)
+                        return;
+                memcpy(seen, d->pids, d->n_pids * sizeof(pid_t));
+                n_seen = d->n_pids;
+        }
+
+        for (unsigned round = 0; round < ROUNDS_MAX; round++) {
+                pid_t *now = NULL, *grown;
+                size_t n_now = 0, n_new = 0;
+
+                if (read_pid_list(procs, &now, &n_now) < 0)
+                        break;          /* gone meanwhile */
+                qsort(now, n_now, sizeof(pid_t), pid_cmp);
+                grown = realloc(seen, (n_seen + n_now + 1) * sizeof(pid_t));
+                if (!grown) {
+                        free(now);
+                        break;
+                }
+                seen = grown;
+                for (size_t i = 0; i < n_now; i++) {
+                        int r;
+
+                        if (pids_have(seen, n_seen, now[i]))
+                                continue;
+                        r = manager_place_by_rules(w->m, now[i], d->path);
+                        if (r < 0 && r != -ESRCH)
+                                log_debug_errno(&w->m->log, r, "Failed to place PID %d of %s: %m",
+                                                (int) now[i], d->path);
+                        seen[n_seen + n_new++] = now[i];
+                }
+                free(d->pids);
+                d->pids = now;
+                d->n_pids = n_now;
+                if (n_new == 0)
+                        break;
+                n_seen += n_new;
+                qsort(seen, n_seen, sizeof(pid_t), pid_cmp);
+        }
+}
+
+/* Watches a directory; returns it (or the one already watched there). */
+static WatchDir *watch_add_dir(CgroupWatch *w, const char *path) {
+        _cleanup_(freep) char *full = watch_full_path(w, path), *app = NULL;
+        WatchDir *d, **dirs;
+        size_t l;
+        int wd, i;
+
+        if (!full)
+                return NULL;
+        wd = inotify_add_watch(w->fd, full, WATCH_MASK);
+        if (wd < 0) {
+                if (errno != ENOENT && errno != ENOTDIR)
+                        log_warning_errno(&w->m->log, -errno, "Cannot watch %s: %m", full);
+                return NULL;
+        }
+        i = watch_find_wd(w, wd);
+        if (i >= 0)
+                return w->dirs[i];
+
+        dirs = realloc(w->dirs, (w->n_dirs + 1) * sizeof(WatchDir *));
+        if (!dirs)
+                return NULL;
+        w->dirs = dirs;
+        d = calloc(1, sizeof(*d));
+        if (!d || !(d->path = strdup(path))) {
+                free(d);
+                (void) inotify_rm_watch(w->fd, wd);
+                return NULL;
+        }
+        d->wd = wd;
+        d->inactive = -1;
+        l = cgroup_path_unit_prefix(path);
+        d->unit = l > 0;
+        /* GNOME marks the app's own scope */
+        if (l > 0 && l == strlen(path) && classify_app_unit(path, &app) > 0 &&
+            fnmatch("*.scope", path, 0) == 0)
+                d->app_scope = true;
+        w->dirs[w->n_dirs++] = d;
+        if (d->app_scope)
+                watch_check_inactive(w, d);
+        return d;
+}
+
+/* Watches a directory and all below it, placing the processes of the
+ * units in it (those seen before too with all). */
+static void watch_add_tree(CgroupWatch *w, const char *path, unsigned depth, bool all) {
+        _cleanup_(freep) char *full = NULL;
+        _cleanup_(closedirp) DIR *dir = NULL;
+        struct dirent *de;
+        WatchDir *d;
+
+        /* Watch first, then read: what appears meanwhile makes an event. */
+        d = watch_add_dir(w, path);
+        if (!d)
+                return;
+        watch_read_procs(w, d, all);
+        if (depth > 64)
+                return;         /* a loop of bind mounts, not a cgroup tree */
+        full = watch_full_path(w, path);
+        dir = full ? opendir(full) : NULL;
+        if (!dir)
+                return;
+        while ((de = readdir(dir))) {
+                _cleanup_(freep) char *sub = NULL;
+
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                        continue;
+                if (asprintf(&sub, "%s/%s", path, de->d_name) < 0)
+                        return;
+                watch_add_tree(w, sub, depth + 1, all);
+        }
+}
+
+static void watch_clear(CgroupWatch *w) {
+        while (w->n_dirs > 0)
+                watch_remove_at(w, w->n_dirs - 1, true);
+        if (w->wait_wd >= 0)
+                (void) inotify_rm_watch(w->fd, w->wait_wd);
+        w->wait_wd = -1;
+}
+
+static bool is_dir(const char *path) {
+        struct stat st;
+
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Attaches to the tree, or waits for it on the nearest ancestor that
+ * exists. */
+static void watch_attach(CgroupWatch *w) {
+        for (unsigned tries = 0; tries < 8; tries++) {
+                _cleanup_(freep) char *p = NULL;
+                char *slash;
+
+                watch_clear(w);
+                watch_add_tree(w, "", 0, false);
+                if (w->n_dirs > 0) {
+                        if (w->gone)
+                                log_info(&w->m->log, "The cgroup tree at %s is back.", w->top);
+                        w->gone = false;
+                        return;
+                }
+
+                p = strdup(w->top);
+                if (!p)
+                        return;
+                while ((slash = strrchr(p, '/'))) {
+                        slash[slash == p ? 1 : 0] = '\0';
+                        w->wait_wd = inotify_add_watch(w->fd, p, WAIT_MASK);
+                        if (w->wait_wd >= 0 || slash == p)
+                                break;
+                }
+                /* The tree may have come meanwhile: then once more. */
+                if (w->wait_wd < 0 || !is_dir(w->top))
+                        break;
+        }
+        if (!w->gone)
+                log_info(&w->m->log, "No cgroup tree at %s: waiting for it to appear.", w->top);
+        w->gone = true;
+}
+
+/* Every directory read again, and watched if it was missed. */
+static void watch_rescan_all(CgroupWatch *w) {
+        watch_add_tree(w, "", 0, true);
+}
+
+static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
+        _cleanup_(freep) char *sub = NULL;
+        WatchDir *d;
+        int i;
+
+        if (e->mask & IN_Q_OVERFLOW) {
+                log_notice(&w->m->log, "cgroup events were lost: reading the whole tree again.");
+                watch_rescan_all(w);
+                return;
+        }
+        if (e->wd == w->wait_wd) {
+                /* something appeared (or the ancestor went): look again */
+                (void) inotify_rm_watch(w->fd, w->wait_wd);
+                w->wait_wd = -1;
+                watch_attach(w);
+                return;
+        }
+        i = watch_find_wd(w, e->wd);
+        if (i < 0)
+                return;
+        d = w->dirs[i];
+
+        if (e->mask & IN_IGNORED) {
+                bool top = d->path[0] == '\0';
+
+                watch_remove_at(w, (size_t) i, false);
+                if (top) {
+                        log_info(&w->m->log, "The cgroup tree at %s vanished: waiting for it to come back.",
+                                 w->top);
+                        w->gone = true;
+                        watch_attach(w);
+                }
+                return;
+        }
+        if (e->len == 0) {
+                if ((e->mask & IN_ATTRIB) && d->app_scope)
+                        watch_check_inactive(w, d);
+                return;
+        }
+        if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) {
+                if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
+                        watch_add_tree(w, sub, 0, false);
+        } else if ((e->mask & IN_MOVED_FROM) && (e->mask & IN_ISDIR)) {
+                if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
+                        watch_remove_tree(w, sub);
+        } else if ((e->mask & IN_MODIFY) &&
+                   (streq(e->name, "cgroup.procs") || streq(e->name, "cgroup.events")))
+                watch_read_procs(w, d, false);
+}
+
+static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+        CgroupWatch *w = userdata;
+        ssize_t n;
+
+        (void) s, (void) revents;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *p = buf; p < buf + n;) {
+                        const struct inotify_event *e = (const struct inotify_event *) p;
+
+                        watch_handle(w, e);
+                        p += sizeof(*e) + e->len;
+                }
+        return 0;
+}
+
+/* The v2 tree: /sys/fs/cgroup, or its "unified" child on a hybrid
+ * system. */
+static char *cgroup_top(const char *root) {
+        _cleanup_(freep) char *base = path_join_root(root, "/sys/fs/cgroup"), *procs = NULL,
+                              *unified = NULL;
+
+        if (!base)
+                return NULL;
+        procs = path_join(base, "cgroup.procs");
+        unified = path_join(base, "unified/cgroup.procs");
+        if (!procs || !unified)
+                return NULL;
+        if (access(procs, F_OK) < 0 && access(unified, F_OK) == 0)
+                return path_join(base, "unified");
+        return TAKE_PTR(base);
+}
+
+int cgroup_watch_new(Manager *m, CgroupWatch **ret) {
+        _cleanup_(cgroup_watch_freep) CgroupWatch *w = NULL;
+        int r;
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->m = m;
+        w->fd = -1;
+        w->wait_wd = -1;
+        w->top = cgroup_top(m->root);
+        if (!w->top)
+                return -ENOMEM;
+        w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w->fd < 0)
+                return -errno;
+        r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(w->io, "cgroup-inotify");
+        watch_attach(w);
+        log_debug(&m->log, "Watching %zu directories of the cgroup tree.", w->n_dirs);
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+CgroupWatch *cgroup_watch_free(CgroupWatch *w) {
+        if (!w)
+                return NULL;
+        sd_event_source_disable_unref(w->io);
+        for (size_t i = 0; i < w->n_dirs; i++)
+                watch_dir_free(w->dirs[i]);
+        free(w->dirs);
+        if (w->fd >= 0)
+                close(w->fd);
+        free(w->top);
+        free(w);
+        return NULL;
+}
+
+void cgroup_watch_rescan(CgroupWatch *w) {
+        if (w && w->n_dirs > 0)
+                watch_rescan_all(w);
+}
+
+const char *cgroup_watch_cgroup_of(const CgroupWatch *w, pid_t pid) {
+        for (size_t i = 0; w && i < w->n_dirs; i++)
+                if (pids_have(w->dirs[i]->pids, w->dirs[i]->n_pids, pid))
+                        return w->dirs[i]->path;
+        return NULL;
+}
+
+void cgroup_watch_forget(CgroupWatch *w, pid_t pid) {
+        for (size_t i = 0; w && i < w->n_dirs; i++) {
+                WatchDir *d = w->dirs[i];
+                pid_t *p = d->n_pids > 0 ? bsearch(&pid, d->pids, d->n_pids, sizeof(pid_t), pid_cmp) : NULL;
+
+                if (p) {
+                        memmove(p, p + 1, (size_t) (d->pids + d->n_pids - p - 1) * sizeof(pid_t));
+                        d->n_pids--;
+                }
+        }
+}
+
+void cgroup_pids_free(CgroupPid *p, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(p[i].cgroup);
+        free(p);
+}
+
+static int unit_pids_collect(const CgroupWatch *w, const char *path, unsigned depth,
+                             CgroupPid **list, size_t *n) {
+        _cleanup_(freep) char *full = watch_full_path(w, path), *procs = NULL;
+        _cleanup_(freep) pid_t *pids = NULL;
+        _cleanup_(closedirp) DIR *dir = NULL;
+        struct dirent *de;
+        size_t np = 0;
+        int r;
+
+        if (!full || asprintf(&procs, "%s/cgroup.procs", full) < 0)
+                return -ENOMEM;
+        r = read_pid_list(procs, &pids, &np);
+        if (r < 0)
+                return r;
+        if (np > 0) {
+                CgroupPid *l = realloc(*list, (*n + np) * sizeof(CgroupPid));
+
+                if (!l)
+                        return -ENOMEM;
+                *list = l;
+                for (size_t i = 0; i < np; i++) {
+                        l[*n].pid = pids[i];
+                        l[*n].cgroup = strdup(path);
+                        if (!l[*n].cgroup)
+                                return -ENOMEM;
+                        (*n)++;
+                }
+        }
+        if (depth > 64)
+                return 0;
+        dir = opendir(full);
+        while (dir && (de = readdir(dir))) {
+                _cleanup_(freep) char *sub = NULL;
+
+                /* units and slices below are apps of their own */
+                if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+                    fnmatch("*.service", de->d_name, 0) == 0 || fnmatch("*.scope", de->d_name, 0) == 0 ||
+                    fnmatch("*.slice", de->d_name, 0) == 0)
+                        continue;
+                if (asprintf(&sub, "%s/%s", path, de->d_name) < 0)
+                        return -ENOMEM;
+                r = unit_pids_collect(w, sub, depth + 1, list, n);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return 0;
+}
+
+int cgroup_watch_unit_pids(const CgroupWatch *w, const char *unit, CgroupPid **ret, size_t *ret_n) {
+        CgroupPid *list = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!w)
+                return -ENODEV;
+        r = unit_pids_collect(w, unit, 0, &list, &n);
+        if (r < 0) {
+                cgroup_pids_free(list, n);
+                return r;
+        }
+        *ret = list;
+        *ret_n = n;
+        return 0;
+}
+
+size_t cgroup_watch_n_dirs(const CgroupWatch *w) {
+        return w ? w->n_dirs : 0;
+}
+
+bool cgroup_watch_attached(const CgroupWatch *w) {
+        return w && w->n_dirs > 0;
+}

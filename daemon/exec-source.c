@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Exec and exit events from the kernel's process connector. The
+ * connector multicasts an event for every fork, exec, exit, ... of every
+ * process; boostd asks for exec and exit only (kernels since 6.6 filter
+ * per socket, older ones send all and the rest is skipped here). */
+#include <fcntl.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "exec-source.h"
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+#define RCVBUF_SIZE (4 * 1024 * 1024)
+
+struct ExecSource {
+        Manager *m;
+        int fd;
+        char *seam_path;                /* the test seam's socket, or NULL */
+        sd_event_source *io;
+        bool overrun_logged;
+};
+
+/* PROC_CN_MCAST_LISTEN with an event filter (struct proc_input of
+ * linux >= 6.6, not in older headers). */
+typedef struct ProcInput {
+        uint32_t mcast_op;
+        uint32_t event_type;
+} ProcInput;
+
+static void exec_source_handle(const ExecEvent *e, void *userdata) {
+        ExecSource *s = userdata;
+        int r;
+
+        if (e->type == EXEC_EVENT_EXIT) {
+                manager_forget_process(s->m, e->pid);
+                return;
+        }
+        r = manager_place_by_rules(s->m, e->pid, NULL);
+        if (r < 0 && r != -ESRCH)       /* gone already: nothing to do */
+                log_debug_errno(&s->m->log, r, "Failed to place PID %d at exec: %m", (int) e->pid);
+}
+
+int exec_events_from_text(const char *buf, size_t n, ExecEventFn fn, void *userdata) {
+        char text[64], word[8];
+        ExecEvent e;
+        int pid, end = 0;
+
+        if (n >= sizeof(text))
+                return -EBADMSG;
+        memcpy(text, buf, n);
+        text[n] = '\0';
+        if (sscanf(text, "%7s %d %n", word, &pid, &end) != 2 || text[end] != '\0' || pid <= 0)
+                return -EBADMSG;
+        if (streq(word, "exec"))
+                e.type = EXEC_EVENT_EXEC;
+        else if (streq(word, "exit"))
+                e.type = EXEC_EVENT_EXIT;
+        else
+                return -EBADMSG;
+        e.pid = pid;
+        fn(&e, userdata);
+        return 1;
+}
+
+int exec_events_from_netlink(const void *buf, size_t n, ExecEventFn fn, void *userdata) {
+        const struct nlmsghdr *h = buf;
+        size_t left = n;
+        int count = 0;
+
+        for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+                const struct cn_msg *cn;
+                struct cn_msg cnh;
+                struct proc_event ev = {};
+                size_t payload;
+                ExecEvent e;
+
+                if (h->nlmsg_type == NLMSG_NOOP || h->nlmsg_type == NLMSG_ERROR)
+                        continue;
+                payload = NLMSG_PAYLOAD(h, 0);
+                if (payload < sizeof(struct cn_msg))
+                        return -EBADMSG;
+                /* The payload is not aligned for the 64-bit fields of
+                 * proc_event: copied out. */
+                cn = NLMSG_DATA(h);
+                memcpy(&cnh, cn, sizeof(cnh));
+                if (cnh.id.idx != CN_IDX_PROC || cnh.id.val != CN_VAL_PROC)
+                        continue;
+                if (cnh.len > payload - sizeof(struct cn_msg) ||
+                    cnh.len < offsetof(struct proc_event, event_data))
+                        return -EBADMSG;
+                memcpy(&ev, (const uint8_t *) cn + sizeof(struct cn_msg), MIN((size_t) cnh.len, sizeof(ev)));
+
+                switch (ev.what) {
+                case PROC_EVENT_EXEC:
+                        if (cnh.len < offsetof(struct proc_event, event_data) + sizeof(ev.event_data.exec))
+                                return -EBADMSG;
+                        /* exec makes the thread that calls it the leader */
+                        e = (ExecEvent) { EXEC_EVENT_EXEC, ev.event_data.exec.process_tgid };
+                        break;
+                case PROC_EVENT_EXIT:
+                        if (cnh.len < offsetof(struct proc_event, event_data) + sizeof(ev.event_data.exit))
+                                return -EBADMSG;
+                        if (ev.event_data.exit.process_pid != ev.event_data.exit.process_tgid)
+                                continue;       /* a thread, not the process */
+                        e = (ExecEvent) { EXEC_EVENT_EXIT, ev.event_data.exit.process_tgid };
+                        break;
+                default:
+                        continue;
+                }
+                if (e.pid <= 0)
+                        continue;
+                fn(&e, userdata);
+                count++;
+        }
+        return count;
+}
+
+static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) {
+        ExecSource *s = userdata;
+        uint8_t buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+
+        (void) io, (void) revents;
+        for (;;) {
+                struct sockaddr_nl sa = {};
+                struct iovec iov = { buf, sizeof(buf) };
+                struct msghdr mh = {
+                        .msg_name = &sa,
+                        .msg_namelen = sizeof(sa),
+                        .msg_iov = &iov,
+                        .msg_iovlen = 1,
+                };
+                ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+                int r;
+
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                return 0;
+                        if (errno == ENOBUFS) {
+                                /* The queue overflowed: some execs were
+                                 * missed. Their units are still read. */
+                                if (!s->overrun_logged)
+                                        log_notice(&s->m->log, "Exec events were lost: the receive queue overflowed.");
+                                s->overrun_logged = true;
+                                continue;
+                        }
+                        return log_warning_errno(&s->m->log, -errno, "Failed to read exec events: %m");
+                }
+                if (s->seam_path)
+                        r = exec_events_from_text((const char *) buf, (size_t) n, exec_source_handle, s);
+                else if (mh.msg_namelen < sizeof(sa) || sa.nl_pid != 0)
+                        continue;       /* only the kernel speaks here */
+                else
+                        r = exec_events_from_netlink(buf, (size_t) n, exec_source_handle, s);
+                if (r < 0)
+                        log_debug(&s->m->log, "Ignoring a malformed exec event of %zd bytes.", n);
+        }
+}
+
+static int connector_send(int fd, const void *data, uint16_t len) {
+        uint8_t buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(ProcInput))] = {};
+        struct nlmsghdr *h = (struct nlmsghdr *) buf;
+        struct cn_msg cn = {
+                .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC },
+                .len = len,
+        };
+
+        h->nlmsg_len = NLMSG_LENGTH(sizeof(struct cn_msg) + len);
+        h->nlmsg_type = NLMSG_DONE;
+        h->nlmsg_pid = 0;
+        memcpy(NLMSG_DATA(h), &cn, sizeof(cn));
+        memcpy((uint8_t *) NLMSG_DATA(h) + sizeof(cn), data, len);
+        if (send(fd, buf, h->nlmsg_len, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+int exec_connector_open(void) {
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+        uint32_t op = PROC_CN_MCAST_LISTEN;
+        ProcInput in = { PROC_CN_MCAST_LISTEN, PROC_EVENT_EXEC | PROC_EVENT_EXIT };
+        _cleanup_(closep) int fd = -1;
+        int size = RCVBUF_SIZE, r;
+
+        fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+        if (fd < 0)
+                return -errno;
+        /* Room for bursts (make -j): beyond the default limit with
+         * CAP_NET_ADMIN. */
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+                (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return -errno;
+        /* Every kernel takes the plain request; since 6.6 the second one
+         * narrows it to exec and exit, older ones ignore it. */
+        r = connector_send(fd, &op, sizeof(op));
+        if (r < 0)
+                return r;
+        (void) connector_send(fd, &in, sizeof(in));
+        return TAKE_FD(fd);
+}
+
+void exec_connector_close(int fd) {
+        uint32_t op = PROC_CN_MCAST_IGNORE;
+
+        if (fd < 0)
+                return;
+        /* With no listener left the kernel stops making the events. */
+        (void) connector_send(fd, &op, sizeof(op));
+        close(fd);
+}
+
+/* The test seam: a datagram socket at path, mode 0600. */
+static int exec_source_bind_seam(ExecSource *s, const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct stat st;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        s->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (s->fd < 0)
+                return -errno;
+        if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+                (void) unlink(path);    /* left by an earlier run */
+        if (bind(s->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return -errno;
+        s->seam_path = strdup(path);
+        if (!s->seam_path)
+                return -ENOMEM;
+        if (chmod(path, 0600) < 0)
+                return -errno;
+        return 0;
+}
+
+int exec_source_new(Manager *m, const char *seam_path, ExecSource **ret) {
+        _cleanup_(exec_source_freep) ExecSource *s = NULL;
+        int r;
+
+        *ret = NULL;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->m = m;
+        s->fd = -1;
+
+        if (seam_path) {
+                r = exec_source_bind_seam(s, seam_path);
+                if (r < 0) {
+                        log_warning_errno(&m->log, r, "Cannot bind the exec event socket %s: %m", seam_path);
+                        return 0;
+                }
+                log_info(&m->log, "Reading exec events from %s.", seam_path);
+        } else if (!streq(m->root, "/")) {
+                log_debug(&m->log, "Below a root prefix: no exec events.");
+                return 0;
+        } else {
+                r = exec_connector_open();
+                if (r >= 0)
+                        s->fd = r;
+                else {
+                        log_warning_errno(&m->log, r,
+                                          "The process connector is not available, processes are placed when their unit appears, not at exec: %m");
+                        return 0;
+                }
+        }
+
+        r = sd_event_add_io(m->event, &s->io, s->fd, EPOLLIN, on_io, s);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(s->io, "exec-events");
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+ExecSource *exec_source_free(ExecSource *s) {
+        if (!s)
+                return NULL;
+        sd_event_source_disable_unref(s->io);
+        if (s->seam_path && s->fd >= 0)
+                close(s->fd);
+        else
+                exec_connector_close(s->fd);
+        if (s->seam_path)
+                (void) unlink(s->seam_path);
+        free(s->seam_path);
+        free(s);
+        return NULL;
+}

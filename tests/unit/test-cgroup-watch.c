@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Units as they appear in a fake cgroup v2 tree under a temporary root:
+ * processes placed by the rules on their unit and slices, PIDs added
+ * later, forks during a move, manual mode, the tree vanishing and coming
+ * back, the foreground unit, GNOME's inactive-since xattr. */
+#include <sys/xattr.h>
+
+#include "tests.h"
+
+#include "backend.h"
+#include "cgroup-watch.h"
+#include "manager.h"
+
+static const char *const classes[] = { "background", "interactive", "performance" };
+
+#define CONFIG                                                          \
+        "[Rule:foo]\nUnit=foo.service\nClass=background\n"             \
+        "[Rule:bar]\nUnit=bar.service\nClass=performance\n"            \
+        "[Rule:steam]\nUnit=app-steam-*.scope\nClass=performance\n"    \
+        "[Rule:builds]\nSlice=build.slice\nClass=background\n"
+
+#define FOO "sys/fs/cgroup/system.slice/foo.service"
+#define BAR "sys/fs/cgroup/system.slice/bar.service"
+#define APP "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice"
+
+typedef struct Fixture {
+        char *root;
+        Manager *m;
+        pid_t pids[16];
+        size_t n_pids;
+} Fixture;
+
+static pid_t sleeper(Fixture *f) {
+        assert_true(f->n_pids < ELEMENTSOF(f->pids));
+        return f->pids[f->n_pids++] = spawn_sleeper();
+}
+
+static void start(Fixture *f, bool manual) {
+        ManagerOptions o = { .root = f->root, .log_level = LOG_CRIT };
+        char *error = NULL;
+
+        if (manual) {
+                mkdirs(f->root, "run/boostd");
+                write_file(f->root, "run/boostd/state", "mode manual\n");
+        }
+        assert_int_equal(manager_new(&o, &f->m, &error), 0);
+        assert_null(error);
+        assert_int_equal(manager_start(f->m), 0);
+}
+
+static int setup(void **state) {
+        Fixture *f = calloc(1, sizeof(Fixture));
+
+        f->root = tmpdir_new();
+        make_schedtune_tree(f->root, classes, 3);
+        mkdirs(f->root, "etc");
+        write_file(f->root, "etc/boostd.conf", CONFIG);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice");
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fixture *f = *state;
+
+        manager_free(f->m);
+        for (size_t i = 0; i < f->n_pids; i++)
+                kill_sleeper(f->pids[i]);
+        tmpdir_free(f->root);
+        free(f);
+        return 0;
+}
+
+static bool in_group(Fixture *f, const char *group, pid_t pid) {
+        char p[256];
+
+        if (streq(group, "root"))
+                return file_has_pid(f->root, "dev/stune/cgroup.procs", pid);
+        snprintf(p, sizeof(p), "dev/stune/%s/cgroup.procs", group);
+        return file_has_pid(f->root, p, pid);
+}
+
+static void run_for(Fixture *f, unsigned ms) {
+        for (unsigned i = 0; i < ms; i++)
+                (void) sd_event_run(f->m->event, 1000);
+}
+
+/* Runs the loop until pid is in group (2 s at most). */
+static bool run_until_in(Fixture *f, const char *group, pid_t pid) {
+        for (int i = 0; i < 400; i++) {
+                if (in_group(f, group, pid))
+                        return true;
+                (void) sd_event_run(f->m->event, 5000);
+        }
+        return in_group(f, group, pid);
+}
+
+static bool run_until_attached(Fixture *f, bool attached) {
+        for (int i = 0; i < 400; i++) {
+                if (cgroup_watch_attached(f->m->cgroups) == attached)
+                        return true;
+                (void) sd_event_run(f->m->event, 5000);
+        }
+        return false;
+}
+
+static void rm_rf(Fixture *f, const char *rel) {
+        char p[4096];
+
+        snprintf(p, sizeof(p), "rm -rf '%s/%s'", f->root, rel);
+        assert_int_equal(system(p), 0);
+}
+
+static void test_units_existing_at_start(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", a, b);
+        mkdirs(f->root, "sys/fs/cgroup/build.slice/inner.slice/job-1.scope");
+        write_file(f->root, "sys/fs/cgroup/build.slice/inner.slice/job-1.scope/cgroup.procs", "%d\n", c);
+        start(f, false);
+        /* placed before the start returns */
+        assert_true(in_group(f, "background", a));
+        assert_true(in_group(f, "background", b));
+        assert_true(in_group(f, "background", c));
+        assert_true(cgroup_watch_attached(f->m->cgroups));
+        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 6);
+}
+
+static void test_units_appearing(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f);
+
+        start(f, false);
+        mkdirs(f->root, BAR);
+        write_file(f->root, BAR "/cgroup.procs", "%d\n", a);
+        assert_true(run_until_in(f, "performance", a));
+        /* a user manager's app scope, made at once with its parents */
+        mkdirs(f->root, APP "/app-steam-42.scope");
+        write_file(f->root, APP "/app-steam-42.scope/cgroup.procs", "%d\n", b);
+        assert_true(run_until_in(f, "performance", b));
+        /* a PID moved into a known unit later (systemd writes it) */
+        write_file(f->root, BAR "/cgroup.procs", "%d\n%d\n", a, c);
+        assert_true(run_until_in(f, "performance", c));
+        /* a unit nobody has a rule for: DefaultClass= (root) */
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/other.service");
+        write_file(f->root, "sys/fs/cgroup/system.slice/other.service/cgroup.procs", "%d\n", a);
+        assert_true(run_until_in(f, "root", a));
+        assert_false(in_group(f, "performance", a));
+}
+
+/* The test seam's attach, playing processes that fork while they are
+ * moved: each move adds the next spare PID to foo.service. */
+static Fixture *forking_fixture;
+static size_t forking_next;
+static CgroupOps forking_ops;
+
+static int forking_attach(const Backend *b, const char *group, pid_t pid) {
+        Fixture *f = forking_fixture;
+        char p[4096], line[32];
+        FILE *fp;
+
+        if (forking_next < f->n_pids) {
+                snprintf(p, sizeof(p), "%s/" FOO "/cgroup.procs", f->root);
+                snprintf(line, sizeof(line), "%d\n", (int) f->pids[forking_next++]);
+                fp = fopen(p, "a");
+                assert_non_null(fp);
+                fputs(line, fp);
+                fclose(fp);
+        }
+        return cgroup_ops_files.attach(b, group, pid);
+}
+
+/* Children forked during a move are found by reading cgroup.procs again,
+ * without waiting for an event, and the reading stops after 10 rounds. */
+static void test_forks_during_the_move(void **state) {
+        Fixture *f = *state;
+
+        for (int i = 0; i < 13; i++)
+                (void) sleeper(f);
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", f->pids[0]);
+        start(f, true);
+        forking_fixture = f;
+        forking_next = 1;
+        forking_ops = *f->m->backend->cgroup;
+        forking_ops.attach = forking_attach;
+        f->m->backend->cgroup = &forking_ops;
+
+        /* auto mode reads the tree at once: no event loop runs here */
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        for (int i = 0; i < 10; i++)
+                if (!in_group(f, "background", f->pids[i]))
+                        fail_msg("PID #%d was not placed in the first 10 rounds", i);
+        assert_false(in_group(f, "background", f->pids[10]));
+        f->m->backend->cgroup = &cgroup_ops_files;
+        /* the rest comes with the event of the write */
+        assert_true(run_until_in(f, "background", f->pids[10]));
+}
+
+static void test_manual_mode_does_nothing(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        start(f, true);
+        assert_false(in_group(f, "background", a));
+        mkdirs(f->root, BAR);
+        write_file(f->root, BAR "/cgroup.procs", "%d\n", b);
+        run_for(f, 100);
+        assert_false(in_group(f, "performance", b));
+        /* switching to auto reads everything */
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_true(in_group(f, "background", a));
+        assert_true(in_group(f, "performance", b));
+}
+
+static void test_tree_vanishes_and_returns(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        start(f, false);
+        assert_true(in_group(f, "background", a));
+        rm_rf(f, "sys/fs/cgroup");
+        assert_true(run_until_attached(f, false));
+        /* and its parent too: waiting one level higher */
+        rm_rf(f, "sys/fs");
+        run_for(f, 50);
+        mkdirs(f->root, BAR);
+        write_file(f->root, BAR "/cgroup.procs", "%d\n", b);
+        assert_true(run_until_attached(f, true));
+        assert_true(run_until_in(f, "performance", b));
+        /* watching the new tree */
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        assert_true(run_until_in(f, "background", a));
+}
+
+static void test_reload_places_again(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        start(f, false);
+        assert_true(in_group(f, "background", a));
+        write_file(f->root, "etc/boostd.conf", "[Rule:foo]\nUnit=foo.service\nClass=performance\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_true(in_group(f, "performance", a));
+}
+
+/* SetForeground() takes the whole unit of the process up, and its
+ * processes go back to their rules when another one comes. */
+static void test_foreground_unit(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f);
+
+        mkdirs(f->root, FOO "/payload");
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        write_file(f->root, FOO "/payload/cgroup.procs", "%d\n", b);
+        start(f, false);
+        assert_true(in_group(f, "background", a));
+        assert_true(in_group(f, "background", b));
+        assert_int_equal(manager_set_foreground(f->m, a, NULL), 0);
+        assert_string_equal(f->m->foreground_unit, "/system.slice/foo.service");
+        assert_true(in_group(f, "interactive", a));
+        assert_true(in_group(f, "interactive", b));
+        /* a process that joins the unit now is foreground too */
+        write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", a, c);
+        assert_true(run_until_in(f, "interactive", c));
+        /* another foreground (not in any unit): the unit goes back */
+        assert_int_equal(manager_set_foreground(f->m, getpid(), NULL), 0);
+        assert_null(f->m->foreground_unit);
+        assert_true(in_group(f, "background", a));
+        assert_true(in_group(f, "background", b));
+        assert_true(in_group(f, "background", c));
+        assert_true(in_group(f, "interactive", getpid()));
+}
+
+/* GNOME removes user.xdg.inactive-since from the app that gets the focus
+ * and sets it on the one that loses it. */
+static void test_inactive_since_xattr(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
+        mkdirs(f->root, APP "/app-gedit-1.scope");
+        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+        start(f, false);
+        /* no rule: left in root, where the seam lists nobody */
+        assert_false(in_group(f, "interactive", a));
+        assert_false(in_group(f, "background", a));
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_non_null(f->m->foreground_unit);
+        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+        assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
+        assert_true(run_until_in(f, "root", a));
+        assert_null(f->m->foreground_unit);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_units_existing_at_start, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_units_appearing, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_forks_during_the_move, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_manual_mode_does_nothing, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_tree_vanishes_and_returns, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reload_places_again, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

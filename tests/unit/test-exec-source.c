@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Exec and exit events: the parsers of both feeds, the kernel's process
+ * connector itself (when this machine lets the test use it), and the
+ * test seam driving a manager under a temporary root. */
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "tests.h"
+
+#include "backend.h"
+#include "exec-source.h"
+#include "manager.h"
+
+typedef struct Seen {
+        ExecEvent ev[8];
+        size_t n;
+} Seen;
+
+static void collect(const ExecEvent *e, void *userdata) {
+        Seen *s = userdata;
+
+        assert_true(s->n < ELEMENTSOF(s->ev));
+        s->ev[s->n++] = *e;
+}
+
+static int text(const char *t, Seen *s) {
+        return exec_events_from_text(t, strlen(t), collect, s);
+}
+
+static void test_text_feed(void **state) {
+        Seen s = {};
+
+        (void) state;
+        assert_int_equal(text("exec 12", &s), 1);
+        assert_int_equal(text("exit 5\n", &s), 1);
+        assert_int_equal(s.n, 2);
+        assert_int_equal(s.ev[0].type, EXEC_EVENT_EXEC);
+        assert_int_equal(s.ev[0].pid, 12);
+        assert_int_equal(s.ev[1].type, EXEC_EVENT_EXIT);
+        assert_int_equal(s.ev[1].pid, 5);
+        assert_int_equal(text("exec", &s), -EBADMSG);
+        assert_int_equal(text("exec -1", &s), -EBADMSG);
+        assert_int_equal(text("exec 0", &s), -EBADMSG);
+        assert_int_equal(text("fork 3", &s), -EBADMSG);
+        assert_int_equal(text("exec 3 4", &s), -EBADMSG);
+        assert_int_equal(text("exec 3x", &s), -EBADMSG);
+        assert_int_equal(text("exec 1234567890123456789012345678901234567890123456789012345678901234", &s),
+                         -EBADMSG);
+        assert_int_equal(s.n, 2);
+}
+
+/* One connector message as the kernel lays it out. */
+static size_t put_event(uint8_t *buf, unsigned what, pid_t pid, pid_t tgid, uint16_t idx,
+                        uint16_t cn_len) {
+        struct nlmsghdr h = { .nlmsg_type = NLMSG_DONE };
+        struct cn_msg cn = { .id = { .idx = idx, .val = CN_VAL_PROC } };
+        struct proc_event ev = { .what = what };
+
+        if (what == PROC_EVENT_EXEC) {
+                ev.event_data.exec.process_pid = pid;
+                ev.event_data.exec.process_tgid = tgid;
+        } else if (what == PROC_EVENT_EXIT) {
+                ev.event_data.exit.process_pid = pid;
+                ev.event_data.exit.process_tgid = tgid;
+        } else if (what == PROC_EVENT_FORK) {
+                ev.event_data.fork.child_pid = pid;
+                ev.event_data.fork.child_tgid = tgid;
+        }
+        cn.len = cn_len ?: sizeof(ev);
+        h.nlmsg_len = NLMSG_LENGTH(sizeof(cn) + sizeof(ev));
+        memcpy(buf, &h, sizeof(h));
+        memcpy(buf + NLMSG_HDRLEN, &cn, sizeof(cn));
+        memcpy(buf + NLMSG_HDRLEN + sizeof(cn), &ev, sizeof(ev));
+        return NLMSG_ALIGN(h.nlmsg_len);
+}
+
+static void test_netlink_feed(void **state) {
+        uint8_t buf[4096] __attribute__((aligned(8))) = {};
+        Seen s = {};
+        size_t n = 0;
+
+        (void) state;
+        n += put_event(buf + n, PROC_EVENT_EXEC, 101, 101, CN_IDX_PROC, 0);
+        n += put_event(buf + n, PROC_EVENT_FORK, 102, 102, CN_IDX_PROC, 0);
+        /* a thread exits: not the process */
+        n += put_event(buf + n, PROC_EVENT_EXIT, 104, 103, CN_IDX_PROC, 0);
+        n += put_event(buf + n, PROC_EVENT_EXIT, 103, 103, CN_IDX_PROC, 0);
+        /* another connector's message */
+        n += put_event(buf + n, PROC_EVENT_EXEC, 105, 105, CN_IDX_PROC + 1, 0);
+        assert_int_equal(exec_events_from_netlink(buf, n, collect, &s), 2);
+        assert_int_equal(s.n, 2);
+        assert_int_equal(s.ev[0].type, EXEC_EVENT_EXEC);
+        assert_int_equal(s.ev[0].pid, 101);
+        assert_int_equal(s.ev[1].type, EXEC_EVENT_EXIT);
+        assert_int_equal(s.ev[1].pid, 103);
+
+        /* a length beyond the message, or too short for the event */
+        n = put_event(buf, PROC_EVENT_EXEC, 101, 101, CN_IDX_PROC, 4000);
+        assert_int_equal(exec_events_from_netlink(buf, n, collect, &s), -EBADMSG);
+        n = put_event(buf, PROC_EVENT_EXEC, 101, 101, CN_IDX_PROC, 20);
+        assert_int_equal(exec_events_from_netlink(buf, n, collect, &s), -EBADMSG);
+        /* a truncated datagram ends the walk */
+        n = put_event(buf, PROC_EVENT_EXEC, 101, 101, CN_IDX_PROC, 0);
+        assert_int_equal(exec_events_from_netlink(buf, n - 8, collect, &s), 0);
+        assert_int_equal(s.n, 2);
+}
+
+/* The real connector: an exec of a child is reported with its PID. */
+static void test_connector(void **state) {
+        uint8_t buf[8192] __attribute__((aligned(8)));
+        int fd = exec_connector_open();
+        Seen s = {};
+        pid_t child;
+
+        (void) state;
+        if (fd == -EPERM || fd == -EACCES || fd == -EPROTONOSUPPORT || fd == -EAFNOSUPPORT ||
+            fd == -ECONNREFUSED)
+                skip();
+        assert_true(fd >= 0);
+        child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+                execl("/bin/true", "true", NULL);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        for (int tries = 0; tries < 200; tries++) {
+                struct pollfd p = { fd, POLLIN, 0 };
+                ssize_t n;
+
+                if (poll(&p, 1, 10) <= 0)
+                        continue;
+                n = recv(fd, buf, sizeof(buf), 0);
+                if (n <= 0)
+                        continue;
+                s.n = 0;
+                if (exec_events_from_netlink(buf, (size_t) n, collect, &s) > 0)
+                        for (size_t i = 0; i < s.n; i++)
+                                if (s.ev[i].type == EXEC_EVENT_EXEC && s.ev[i].pid == child) {
+                                        exec_connector_close(fd);
+                                        return;
+                                }
+        }
+        exec_connector_close(fd);
+        fail_msg("no exec event for PID %d", (int) child);
+}
+
+/* The seam under a manager. */
+typedef struct Fixture {
+        char *root;
+        char sock[4096];
+        Manager *m;
+        int client;
+} Fixture;
+
+static const char *const classes[] = { "background", "interactive", "performance" };
+
+static int setup(void **state) {
+        Fixture *f = calloc(1, sizeof(Fixture));
+        ManagerOptions o = { .log_level = LOG_CRIT };
+        char *error = NULL;
+
+        f->root = tmpdir_new();
+        make_schedtune_tree(f->root, classes, 3);
+        mkdirs(f->root, "etc");
+        write_file(f->root, "etc/boostd.conf", "[Rule:ticker]\nComm=ticker\nClass=performance\n");
+        snprintf(f->sock, sizeof(f->sock), "%s/exec.sock", f->root);
+        o.root = f->root;
+        o.exec_source = f->sock;
+        assert_int_equal(manager_new(&o, &f->m, &error), 0);
+        assert_int_equal(manager_start(f->m), 0);
+        assert_non_null(f->m->exec);
+        f->client = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        assert_true(f->client >= 0);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fixture *f = *state;
+
+        close(f->client);
+        manager_free(f->m);
+        tmpdir_free(f->root);
+        free(f);
+        return 0;
+}
+
+static void send_event(Fixture *f, const char *what, pid_t pid) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char msg[64];
+
+        strcpy(sa.sun_path, f->sock);
+        snprintf(msg, sizeof(msg), "%s %d", what, (int) pid);
+        assert_int_equal(sendto(f->client, msg, strlen(msg), 0, (struct sockaddr *) &sa, sizeof(sa)),
+                         (ssize_t) strlen(msg));
+}
+
+static void run_for(Fixture *f, unsigned ms) {
+        for (unsigned i = 0; i < ms; i++)
+                (void) sd_event_run(f->m->event, 1000);
+}
+
+static bool in_performance(Fixture *f, pid_t pid) {
+        return file_has_pid(f->root, "dev/stune/performance/cgroup.procs", pid);
+}
+
+/* A child that names itself "ticker", as an exec of a program of that
+ * name would. */
+static pid_t spawn_ticker(void) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                (void) prctl(PR_SET_NAME, "ticker");
+                for (;;)
+                        pause();
+        }
+        /* until the name is set */
+        for (int i = 0; i < 500; i++) {
+                char p[64], buf[32];
+
+                snprintf(p, sizeof(p), "/proc/%d/comm", (int) pid);
+                if (read_file("", p + 1, buf, sizeof(buf)) && streq(buf, "ticker"))
+                        return pid;
+                usleep(2000);
+        }
+        fail_msg("the child never renamed itself");
+        return -1;
+}
+
+static void test_seam_exec_and_exit(void **state) {
+        Fixture *f = *state;
+        pid_t t = spawn_ticker(), other = spawn_sleeper();
+        struct stat st;
+
+        assert_int_equal(stat(f->sock, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0600);
+        send_event(f, "exec", t);
+        send_event(f, "exec", other);
+        send_event(f, "exec", dead_pid());      /* gone already: ignored */
+        send_event(f, "bogus", 1);
+        for (int i = 0; i < 200 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        assert_false(in_performance(f, other));
+        assert_int_equal(f->m->journal->n_placed, 1);
+
+        /* it exits: forgotten, and the journal says so */
+        kill_sleeper(t);
+        send_event(f, "exit", t);
+        for (int i = 0; i < 200 && f->m->journal->n_placed > 0; i++)
+                run_for(f, 5);
+        assert_int_equal(f->m->journal->n_placed, 0);
+        run_for(f, 10);         /* the save comes after the event */
+        {
+                char buf[4096];
+
+                assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+                assert_null(strstr(buf, "placed"));
+        }
+        kill_sleeper(other);
+}
+
+static void test_seam_manual_mode(void **state) {
+        Fixture *f = *state;
+        pid_t t = spawn_ticker();
+
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        send_event(f, "exec", t);
+        run_for(f, 100);
+        assert_false(in_performance(f, t));
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        send_event(f, "exec", t);
+        for (int i = 0; i < 200 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        kill_sleeper(t);
+}
+
+/* A process boostd placed and someone moved by hand since stays where it
+ * was put by hand; Classify() still moves it. */
+static void test_seam_moved_by_hand(void **state) {
+        Fixture *f = *state;
+        pid_t t = spawn_ticker();
+
+        send_event(f, "exec", t);
+        for (int i = 0; i < 200 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        /* echo PID > background/cgroup.procs */
+        assert_int_equal(cgroup_ops_files.attach(f->m->backend, "background", t), 0);
+        send_event(f, "exec", t);
+        run_for(f, 100);
+        assert_false(in_performance(f, t));
+        assert_true(file_has_pid(f->root, "dev/stune/background/cgroup.procs", t));
+        assert_int_equal(manager_classify(f->m, t, "performance", NULL), 0);
+        assert_true(in_performance(f, t));
+        kill_sleeper(t);
+}
+
+/* Below a root prefix without the seam, the machine's own exec events
+ * are none of the daemon's business. */
+static void test_no_connector_below_a_root(void **state) {
+        char *root = tmpdir_new(), *error = NULL;
+        ManagerOptions o = { .root = root, .log_level = LOG_CRIT };
+        Manager *m = NULL;
+
+        (void) state;
+        make_schedtune_tree(root, classes, 3);
+        assert_int_equal(manager_new(&o, &m, &error), 0);
+        assert_int_equal(manager_start(m), 0);
+        assert_null(m->exec);
+        manager_free(m);
+        tmpdir_free(root);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_text_feed),
+                cmocka_unit_test(test_netlink_feed),
+                cmocka_unit_test(test_connector),
+                cmocka_unit_test_setup_teardown(test_seam_exec_and_exit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_manual_mode, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
+                cmocka_unit_test(test_no_connector_below_a_root),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
