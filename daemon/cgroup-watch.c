@@ -366,19 +366,23 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
                 watch_read_procs(w, d, false);
 }
 
+/* One buffer per wakeup: a flood of units (or the events the handling
+ * itself causes) must not keep the loop here, where D-Bus calls and the
+ * watchdog's keep-alive wait. The descriptor is level-triggered: what is
+ * left wakes the loop again. */
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
         CgroupWatch *w = userdata;
         ssize_t n;
 
         (void) s, (void) revents;
-        while ((n = read(fd, buf, sizeof(buf))) > 0)
-                for (char *p = buf; p < buf + n;) {
-                        const struct inotify_event *e = (const struct inotify_event *) p;
+        n = read(fd, buf, sizeof(buf));
+        for (char *p = buf; n > 0 && p < buf + n;) {
+                const struct inotify_event *e = (const struct inotify_event *) p;
 
-                        watch_handle(w, e);
-                        p += sizeof(*e) + e->len;
-                }
+                watch_handle(w, e);
+                p += sizeof(*e) + e->len;
+        }
         return 0;
 }
 

@@ -20,6 +20,11 @@
 #include "util.h"
 
 #define RCVBUF_SIZE (4 * 1024 * 1024)
+/* Datagrams read per wakeup. A burst (make -j, a flood of forks) must not
+ * keep the loop here: D-Bus calls and the watchdog's keep-alive wait until
+ * this returns. The socket is level-triggered, so what is left wakes the
+ * loop again, after the sources that were waiting meanwhile. */
+#define BATCH_MAX 64
 
 struct ExecSource {
         Manager *m;
@@ -129,7 +134,7 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
         uint8_t buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         (void) io, (void) revents;
-        for (;;) {
+        for (unsigned i = 0; i < BATCH_MAX; i++) {
                 struct sockaddr_nl sa = {};
                 struct iovec iov = { buf, sizeof(buf) };
                 struct msghdr mh = {
@@ -163,6 +168,7 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
                 if (r < 0)
                         log_debug(&s->m->log, "Ignoring a malformed exec event of %zd bytes.", n);
         }
+        return 0;
 }
 
 static int connector_send(int fd, const void *data, uint16_t len) {

@@ -309,6 +309,67 @@ static void test_inactive_since_xattr(void **state) {
         assert_null(f->m->foreground_unit);
 }
 
+/* A flood of units: placing the process of each makes the next one, as
+ * a machine that starts scopes without pause would. Between two reads of
+ * the events the loop runs the other sources (D-Bus, the watchdog): the
+ * one added here runs long before the flood ends. */
+#define FLOOD_UNITS 300
+
+static Fixture *flood_fixture;
+static unsigned flood_units, flood_units_when_other_ran;
+static sd_event_source *flood_other_source;
+static CgroupOps flood_ops;
+
+static int flood_other(sd_event_source *s, void *userdata) {
+        (void) s, (void) userdata;
+        if (flood_units_when_other_ran == 0)
+                flood_units_when_other_ran = flood_units;
+        return 0;
+}
+
+static void flood_unit(Fixture *f, unsigned i) {
+        char p[256];
+
+        snprintf(p, sizeof(p), "sys/fs/cgroup/system.slice/flood-%u.service", i);
+        mkdirs(f->root, p);
+        strcat(p, "/cgroup.procs");
+        write_file(f->root, p, "%d\n", (int) f->pids[0]);
+}
+
+static int flood_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
+        Fixture *f = flood_fixture;
+
+        if (++flood_units < FLOOD_UNITS)
+                flood_unit(f, flood_units);
+        /* the other source becomes due while the flood runs */
+        if (flood_units == 10 && !flood_other_source) {
+                assert_int_equal(sd_event_add_defer(f->m->event, &flood_other_source, flood_other, NULL), 0);
+                assert_int_equal(sd_event_source_set_enabled(flood_other_source, SD_EVENT_ONESHOT), 0);
+        }
+        return cgroup_ops_files.group_of(b, pid, buf, size);
+}
+
+static void test_flood_yields(void **state) {
+        Fixture *f = *state;
+
+        (void) sleeper(f);
+        start(f, false);
+        flood_fixture = f;
+        flood_units = flood_units_when_other_ran = 0;
+        flood_ops = *f->m->backend->cgroup;
+        flood_ops.group_of = flood_group_of;
+        f->m->backend->cgroup = &flood_ops;
+
+        flood_unit(f, 0);
+        for (int i = 0; i < 10000 && flood_units < FLOOD_UNITS; i++)
+                (void) sd_event_run(f->m->event, 5000);
+        assert_true(flood_units >= FLOOD_UNITS);
+        assert_true(flood_units_when_other_ran > 0);
+        assert_true(flood_units_when_other_ran < 100);
+        f->m->backend->cgroup = &cgroup_ops_files;
+        flood_other_source = sd_event_source_unref(flood_other_source);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_units_existing_at_start, setup, teardown),
@@ -319,6 +380,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_reload_places_again, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -304,6 +304,60 @@ static void test_seam_moved_by_hand(void **state) {
         kill_sleeper(t);
 }
 
+/* A flood: each event handled sends the next one, as a machine that
+ * forks and execs without pause would. Between two batches the loop runs
+ * the other sources (D-Bus, the watchdog): the one added here runs long
+ * before the flood ends. */
+#define FLOOD_EVENTS 2000
+
+static Fixture *flood_fixture;
+static pid_t flood_pid;
+static unsigned flood_handled, flood_handled_when_other_ran;
+static sd_event_source *flood_other_source;
+static CgroupOps flood_ops;
+
+static int flood_other(sd_event_source *s, void *userdata) {
+        (void) s, (void) userdata;
+        if (flood_handled_when_other_ran == 0)
+                flood_handled_when_other_ran = flood_handled;
+        return 0;
+}
+
+static int flood_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
+        Fixture *f = flood_fixture;
+
+        if (pid == flood_pid && ++flood_handled < FLOOD_EVENTS)
+                send_event(f, "exec", flood_pid);
+        /* the other source becomes due while the flood runs */
+        if (flood_handled == 10 && !flood_other_source) {
+                assert_int_equal(sd_event_add_defer(f->m->event, &flood_other_source, flood_other, NULL), 0);
+                assert_int_equal(sd_event_source_set_enabled(flood_other_source, SD_EVENT_ONESHOT), 0);
+        }
+        return cgroup_ops_files.group_of(b, pid, buf, size);
+}
+
+static void test_seam_flood_yields(void **state) {
+        Fixture *f = *state;
+
+        flood_fixture = f;
+        flood_pid = spawn_ticker();
+        flood_handled = flood_handled_when_other_ran = 0;
+        flood_ops = *f->m->backend->cgroup;
+        flood_ops.group_of = flood_group_of;
+        f->m->backend->cgroup = &flood_ops;
+
+        send_event(f, "exec", flood_pid);
+        for (int i = 0; i < 10000 && flood_handled < FLOOD_EVENTS; i++)
+                (void) sd_event_run(f->m->event, 5000);
+        assert_true(flood_handled >= FLOOD_EVENTS);
+        assert_true(in_performance(f, flood_pid));
+        assert_true(flood_handled_when_other_ran > 0);
+        assert_true(flood_handled_when_other_ran < 200);
+        f->m->backend->cgroup = &cgroup_ops_files;
+        flood_other_source = sd_event_source_unref(flood_other_source);
+        kill_sleeper(flood_pid);
+}
+
 /* Below a root prefix without the seam, the machine's own exec events
  * are none of the daemon's business. */
 static void test_no_connector_below_a_root(void **state) {
@@ -328,6 +382,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_seam_exec_and_exit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_manual_mode, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_flood_yields, setup, teardown),
                 cmocka_unit_test(test_no_connector_below_a_root),
         };
 
