@@ -200,12 +200,68 @@ int manager_apply_all(Manager *m) {
         return ret;
 }
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
 static int manager_save(Manager *m) {
         int r = journal_save(m->journal);
 
         if (r < 0)
                 log_warning_errno(&m->log, r, "Failed to save state in %s, ignoring: %m", m->journal->dir);
+        /* this save holds whatever a pending one would have */
+        if (m->save_later)
+                (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_OFF);
+        m->save_pending_since = 0;
         return 0;
+}
+
+static int on_save_later(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        (void) s;
+        manager_save(m);
+        return 0;
+}
+
+/* Saves once, when the events pending now are handled, however many
+ * changes they make (a burst of execs or exits, the walk of the tree at
+ * start): the journal is rewritten whole, up to JOURNAL_PLACED_MAX
+ * entries, so a save per change would cost O(N^2).
+ *
+ * What waits here is the list of placed processes. A clean stop does not
+ * need it on disk: it restores from memory and saves then. A crash loses
+ * the changes since the last save; the next start places every process
+ * of every unit again and records it, so what is lost is at most the
+ * record of processes outside units, left in their group until they exit.
+ * Under a flood the idle moment may not come, so a save waits at most
+ * SAVE_DELAY_MAX_USEC: the window stays short. The kernel state found at
+ * start, the boosts and what the API sets are saved at once. */
+#define SAVE_DELAY_MAX_USEC (1 * USEC_PER_SEC)
+
+static void manager_save_later(Manager *m) {
+        uint64_t now = now_usec();
+        int r;
+
+        if (!m->event || (m->save_pending_since > 0 && now - m->save_pending_since >= SAVE_DELAY_MAX_USEC)) {
+                manager_save(m);
+                return;
+        }
+        if (!m->save_later) {
+                r = sd_event_add_defer(m->event, &m->save_later, on_save_later, m);
+                if (r < 0) {
+                        manager_save(m);
+                        return;
+                }
+                (void) sd_event_source_set_priority(m->save_later, SD_EVENT_PRIORITY_IDLE);
+                (void) sd_event_source_set_description(m->save_later, "journal-save");
+        }
+        (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_ONESHOT);
+        if (m->save_pending_since == 0)
+                m->save_pending_since = now;
 }
 
 /* Moves a process, named by PID and start time, into group i. */
@@ -220,6 +276,8 @@ static int manager_attach(Manager *m, const ProcessId *id, size_t i) {
          * process connector) it keeps those that are gone. */
         if (r == -ENOSPC && journal_pid_prune(&j->placed, &j->n_placed, m->proc_root) > 0)
                 r = m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        if (j->dirty)
+                manager_save_later(m);
         return r;
 }
 
@@ -653,13 +711,6 @@ int manager_set_foreground_unit(Manager *m, const char *unit) {
         return 0;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 static void manager_rearm_hold_timer(Manager *m) {
@@ -826,35 +877,6 @@ int manager_place_by_rules(Manager *m, pid_t pid, const char *cgroup) {
         if (m->mode != MODE_AUTO)
                 return 0;
         return manager_place(m, pid, cgroup, true, NULL);
-}
-
-static int on_save_later(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-
-        (void) s;
-        manager_save(m);
-        return 0;
-}
-
-/* Saves once, after the events pending now, however many changes they
- * make (a burst of exits). */
-static void manager_save_later(Manager *m) {
-        int r;
-
-        if (!m->event) {
-                manager_save(m);
-                return;
-        }
-        if (!m->save_later) {
-                r = sd_event_add_defer(m->event, &m->save_later, on_save_later, m);
-                if (r < 0) {
-                        manager_save(m);
-                        return;
-                }
-                (void) sd_event_source_set_priority(m->save_later, SD_EVENT_PRIORITY_IDLE);
-                (void) sd_event_source_set_description(m->save_later, "journal-save");
-        }
-        (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_ONESHOT);
 }
 
 static bool games_remove(Manager *m, pid_t pid) {

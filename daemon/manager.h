@@ -81,6 +81,7 @@ typedef struct Manager {
         GameModeWatch *gamemode;        /* GameMode's games */
         sd_event_source *save_later;    /* a journal save after the events
                                          * pending now */
+        uint64_t save_pending_since;    /* CLOCK_MONOTONIC µs; 0: none */
         bool started;
 } Manager;
 

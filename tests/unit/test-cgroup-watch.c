@@ -3,6 +3,7 @@
  * processes placed by the rules on their unit and slices, PIDs added
  * later, forks during a move, manual mode, the tree vanishing and coming
  * back, the foreground unit, GNOME's inactive-since xattr. */
+#include <sys/inotify.h>
 #include <sys/xattr.h>
 
 #include "tests.h"
@@ -309,6 +310,50 @@ static void test_inactive_since_xattr(void **state) {
         assert_null(f->m->foreground_unit);
 }
 
+/* A unit that appears with many processes (as a walk of the tree at
+ * start finds thousands): the journal is written once, after the burst,
+ * not once per process; and then it has them all, for a restart after a
+ * crash. */
+static void test_burst_saves_once(void **state) {
+        Fixture *f = *state;
+        char p[4096], q[4096], buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+        int fd, saves = 0, placed = 0;
+        ssize_t n;
+        FILE *procs;
+
+        start(f, false);
+        snprintf(p, sizeof(p), "%s/run/boostd", f->root);
+        fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(inotify_add_watch(fd, p, IN_MOVED_TO) >= 0);
+
+        /* made aside and moved in whole, as one event */
+        mkdirs(f->root, "staging/foo.service");
+        snprintf(p, sizeof(p), "%s/staging/foo.service/cgroup.procs", f->root);
+        procs = fopen(p, "w");
+        assert_non_null(procs);
+        for (int i = 0; i < 12; i++)
+                fprintf(procs, "%d\n", (int) sleeper(f));
+        assert_int_equal(fclose(procs), 0);
+        snprintf(p, sizeof(p), "%s/staging/foo.service", f->root);
+        snprintf(q, sizeof(q), "%s/" FOO, f->root);
+        assert_int_equal(rename(p, q), 0);
+        for (size_t i = 0; i < f->n_pids; i++)
+                assert_true(run_until_in(f, "background", f->pids[i]));
+        run_for(f, 20);
+
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len)
+                        if (streq(((struct inotify_event *) e)->name, "journal"))
+                                saves++;
+        close(fd);
+        assert_int_equal(saves, 1);
+        assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+        for (char *l = strstr(buf, "placed "); l; l = strstr(l + 1, "placed "))
+                placed++;
+        assert_int_equal(placed, 12);
+}
+
 /* A flood of units: placing the process of each makes the next one, as
  * a machine that starts scopes without pause would. Between two reads of
  * the events the loop runs the other sources (D-Bus, the watchdog): the
@@ -381,6 +426,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

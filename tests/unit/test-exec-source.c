@@ -6,6 +6,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -358,6 +359,65 @@ static void test_seam_flood_yields(void **state) {
         kill_sleeper(flood_pid);
 }
 
+/* A flood that places a process at every event (two that take turns,
+ * each made new again while the other is placed): the loop never idles,
+ * yet the journal is saved within a second or so, not at every event. */
+static Fixture *turns_fixture;
+static pid_t turns_pids[2];
+static bool turns_stop;
+static CgroupOps turns_ops;
+
+static int turns_attach(const Backend *b, const char *group, pid_t pid) {
+        Fixture *f = turns_fixture;
+        pid_t other = pid == turns_pids[0] ? turns_pids[1] : turns_pids[0];
+
+        if (!turns_stop) {
+                assert_int_equal(cgroup_ops_files.attach(b, "root", other), 0);
+                journal_pid_remove(&f->m->journal->placed, &f->m->journal->n_placed, other);
+                send_event(f, "exec", other);
+        }
+        return cgroup_ops_files.attach(b, group, pid);
+}
+
+static void test_seam_flood_saves_in_time(void **state) {
+        Fixture *f = *state;
+        char p[4096], buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        struct timespec t0, t;
+        int fd, saves = 0;
+        ssize_t n;
+
+        turns_fixture = f;
+        turns_pids[0] = spawn_ticker();
+        turns_pids[1] = spawn_ticker();
+        turns_stop = false;
+        turns_ops = *f->m->backend->cgroup;
+        turns_ops.attach = turns_attach;
+        f->m->backend->cgroup = &turns_ops;
+        snprintf(p, sizeof(p), "%s/run/boostd", f->root);
+        fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(inotify_add_watch(fd, p, IN_MOVED_TO) >= 0);
+
+        send_event(f, "exec", turns_pids[0]);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+                (void) sd_event_run(f->m->event, 5000);
+                clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+        turns_stop = true;
+
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len)
+                        if (streq(((struct inotify_event *) e)->name, "journal"))
+                                saves++;
+        close(fd);
+        assert_true(saves >= 1);
+        assert_true(saves <= 3);
+        f->m->backend->cgroup = &cgroup_ops_files;
+        kill_sleeper(turns_pids[0]);
+        kill_sleeper(turns_pids[1]);
+}
+
 /* Below a root prefix without the seam, the machine's own exec events
  * are none of the daemon's business. */
 static void test_no_connector_below_a_root(void **state) {
@@ -383,6 +443,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_seam_manual_mode, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_flood_yields, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_flood_saves_in_time, setup, teardown),
                 cmocka_unit_test(test_no_connector_below_a_root),
         };
 
