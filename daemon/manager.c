@@ -521,16 +521,18 @@ int manager_classify(Manager *m, pid_t pid, const char *group, sd_bus_error *err
         return 0;
 }
 
-/* Where the process is in the cgroup v2 tree: where the tree watch saw
- * it, else /proc/PID/cgroup. */
+/* Where the process is in the cgroup v2 tree: /proc/PID/cgroup. Where
+ * the tree watch last saw it is only a fallback for a process without a
+ * v2 line: the watch does not hear a process leave (moved to another
+ * unit, or exited and its PID reused), so its answer may be stale. */
 static char *manager_cgroup_of(Manager *m, pid_t pid) {
-        const char *cg = cgroup_watch_cgroup_of(m->cgroups, pid);
+        const char *cg;
         char *ret = NULL;
 
-        if (cg)
-                return strdup(cg);
-        (void) proc_get_cgroup(m->proc_root, pid, &ret);
-        return ret;
+        if (proc_get_cgroup(m->proc_root, pid, &ret) < 0 || ret)
+                return ret;
+        cg = cgroup_watch_cgroup_of(m->cgroups, pid);
+        return cg ? strdup(cg) : NULL;
 }
 
 static bool manager_is_foreground(Manager *m, pid_t pid, const char *cgroup) {
@@ -558,9 +560,11 @@ static int manager_target(Manager *m, pid_t pid, const char *cgroup, ClassifyRea
         r = proc_get_info(m->proc_root, pid, rules_need_user_names(m->config), &info, &buf);
         if (r < 0)
                 return r;
+        /* The caller's is as fresh as /proc's: it just read the unit's
+         * cgroup.procs. The watch's memory is not (manager_cgroup_of()). */
         if (cgroup)
                 info.cgroup = cgroup;
-        else if (cgroup_watch_cgroup_of(m->cgroups, pid))
+        else if (!info.cgroup)
                 info.cgroup = cgroup_watch_cgroup_of(m->cgroups, pid);
         f.info = &info;
         if (c && process_id_is_current(m->proc_root, &c->id) > 0)

@@ -2,7 +2,9 @@
 /* Units as they appear in a fake cgroup v2 tree under a temporary root:
  * processes placed by the rules on their unit and slices, PIDs added
  * later, forks during a move, manual mode, the tree vanishing and coming
- * back, the foreground unit, GNOME's inactive-since xattr. */
+ * back, the foreground unit, GNOME's inactive-since xattr. The manager
+ * reads processes below <root>/proc, where each test process is linked
+ * to its real files but has the cgroup the fake tree gives it. */
 #include <sys/inotify.h>
 #include <sys/xattr.h>
 
@@ -31,14 +33,29 @@ typedef struct Fixture {
         size_t n_pids;
 } Fixture;
 
+/* The process's cgroup, as /proc/PID/cgroup tells it. */
+static void proc_cgroup(Fixture *f, pid_t pid, const char *cgroup) {
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/proc", f->root);
+        fake_proc_set(p, pid, cgroup);
+}
+
 static pid_t sleeper(Fixture *f) {
+        pid_t pid;
+
         assert_true(f->n_pids < ELEMENTSOF(f->pids));
-        return f->pids[f->n_pids++] = spawn_sleeper();
+        pid = f->pids[f->n_pids++] = spawn_sleeper();
+        proc_cgroup(f, pid, "/");
+        return pid;
 }
 
 static void start(Fixture *f, bool manual) {
-        ManagerOptions o = { .root = f->root, .log_level = LOG_CRIT };
+        char proc[4096];
+        ManagerOptions o = { .root = f->root, .proc_root = proc, .log_level = LOG_CRIT };
         char *error = NULL;
+
+        snprintf(proc, sizeof(proc), "%s/proc", f->root);
 
         if (manual) {
                 mkdirs(f->root, "run/boostd");
@@ -262,7 +279,10 @@ static void test_foreground_unit(void **state) {
 
         mkdirs(f->root, FOO "/payload");
         write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        proc_cgroup(f, a, "/system.slice/foo.service");
         write_file(f->root, FOO "/payload/cgroup.procs", "%d\n", b);
+        proc_cgroup(f, b, "/system.slice/foo.service/payload");
+        proc_cgroup(f, getpid(), "/");
         start(f, false);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
@@ -272,6 +292,7 @@ static void test_foreground_unit(void **state) {
         assert_true(in_group(f, "interactive", b));
         /* a process that joins the unit now is foreground too */
         write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", a, c);
+        proc_cgroup(f, c, "/system.slice/foo.service");
         assert_true(run_until_in(f, "interactive", c));
         /* another foreground (not in any unit): the unit goes back */
         assert_int_equal(manager_set_foreground(f->m, getpid(), NULL), 0);
@@ -280,6 +301,27 @@ static void test_foreground_unit(void **state) {
         assert_true(in_group(f, "background", b));
         assert_true(in_group(f, "background", c));
         assert_true(in_group(f, "interactive", getpid()));
+}
+
+/* Where a process is comes from /proc/PID/cgroup, not from where the
+ * watch last saw it: the watch does not hear a process leave a unit (an
+ * exit and a reused PID, a move it missed). */
+static void test_cgroup_from_proc(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        proc_cgroup(f, a, "/system.slice/foo.service");
+        start(f, false);
+        assert_true(in_group(f, "background", a));
+
+        /* now in bar.service, which the watch has not read since */
+        proc_cgroup(f, a, "/system.slice/bar.service");
+        assert_int_equal(manager_place_by_rules(f->m, a, NULL), 0);
+        assert_true(in_group(f, "performance", a));
+        assert_int_equal(manager_set_foreground(f->m, a, NULL), 0);
+        assert_string_equal(f->m->foreground_unit, "/system.slice/bar.service");
 }
 
 /* GNOME removes user.xdg.inactive-since from the app that gets the focus
@@ -424,6 +466,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_tree_vanishes_and_returns, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reload_places_again, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
