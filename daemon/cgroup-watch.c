@@ -21,6 +21,9 @@
  * The schedtune hierarchy is cgroup v1; moving a process there does not
  * change its v2 group, so cgroup.procs keeps listing it.
  *
+ * When the kernel drops events (IN_Q_OVERFLOW), removals among them,
+ * the watch starts over from the tree as it is.
+ *
  * The tree may vanish (tests remove it): then the nearest existing
  * ancestor is watched until it is back. IN_ATTRIB of an app scope
  * follows GNOME's user.xdg.inactive-since: removed from a scope that had
@@ -107,7 +110,7 @@ static void watch_remove_at(CgroupWatch *w, size_t i, bool rm_watch) {
         watch_dir_free(d);
 }
 
-/* Forgets a directory and everything below it (moved away). */
+/* Forgets a directory and everything below it (moved away, removed). */
 static void watch_remove_tree(CgroupWatch *w, const char *path) {
         for (size_t i = 0; i < w->n_dirs;)
                 if (cgroup_path_is_in(w->dirs[i]->path, path))
@@ -316,6 +319,35 @@ static void watch_rescan_all(CgroupWatch *w) {
         watch_add_tree(w, "", 0, true);
 }
 
+/* Events were lost: the removal of directories too, so what is known is
+ * dropped and the tree read again from scratch (every process placed
+ * again). What the app scopes' xattr said is carried over, so that a
+ * focus change lost with the events is acted on. */
+static void watch_reattach(CgroupWatch *w) {
+        WatchDir **old = TAKE_PTR(w->dirs);
+        size_t n_old = w->n_dirs;
+
+        w->n_dirs = 0;
+        for (size_t i = 0; i < n_old; i++)
+                (void) inotify_rm_watch(w->fd, old[i]->wd);
+        watch_attach(w);
+        for (size_t i = 0; i < w->n_dirs; i++) {
+                WatchDir *d = w->dirs[i];
+
+                if (!d->app_scope)
+                        continue;
+                for (size_t k = 0; k < n_old; k++)
+                        if (old[k]->app_scope && old[k]->inactive >= 0 && streq(old[k]->path, d->path)) {
+                                d->inactive = old[k]->inactive;
+                                watch_check_inactive(w, d);
+                                break;
+                        }
+        }
+        for (size_t i = 0; i < n_old; i++)
+                watch_dir_free(old[i]);
+        free(old);
+}
+
 static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
         _cleanup_(freep) char *sub = NULL;
         WatchDir *d;
@@ -323,7 +355,7 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
 
         if (e->mask & IN_Q_OVERFLOW) {
                 log_notice(&w->m->log, "cgroup events were lost: reading the whole tree again.");
-                watch_rescan_all(w);
+                watch_reattach(w);
                 return;
         }
         if (e->wd == w->wait_wd) {
@@ -358,7 +390,10 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
         if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) {
                 if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
                         watch_add_tree(w, sub, 0, false);
-        } else if ((e->mask & IN_MOVED_FROM) && (e->mask & IN_ISDIR)) {
+        } else if ((e->mask & (IN_MOVED_FROM | IN_DELETE)) && (e->mask & IN_ISDIR)) {
+                /* A removed directory's own IN_IGNORED drops its entry
+                 * too; this does not depend on it, nor on which comes
+                 * first. */
                 if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
                         watch_remove_tree(w, sub);
         } else if ((e->mask & IN_MODIFY) &&

@@ -352,6 +352,85 @@ static void test_inactive_since_xattr(void **state) {
         assert_null(f->m->foreground_unit);
 }
 
+/* Fills the watch's event queue until the kernel drops events (it
+ * queues IN_Q_OVERFLOW): writes to two files in a watched directory in
+ * turn, so that no two events in a row are the same and merged. */
+static void overflow_queue(Fixture *f) {
+        char p[4096];
+        int max, a, b;
+
+        max = read_int("/proc/sys/fs/inotify", "max_queued_events");
+        if (max <= 0 || max > 1000000)
+                skip();
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/system.slice/noise-a", f->root);
+        a = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/system.slice/noise-b", f->root);
+        b = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        assert_true(a >= 0 && b >= 0);
+        for (int i = 0; i < max / 2 + 100; i++) {
+                assert_int_equal(write(a, "x", 1), 1);
+                assert_int_equal(write(b, "x", 1), 1);
+        }
+        close(a);
+        close(b);
+}
+
+static bool run_until_n_dirs(Fixture *f, size_t n) {
+        for (int i = 0; i < 400; i++) {
+                if (cgroup_watch_n_dirs(f->m->cgroups) == n)
+                        return true;
+                (void) sd_event_run(f->m->event, 5000);
+        }
+        return cgroup_watch_n_dirs(f->m->cgroups) == n;
+}
+
+/* Events lost in an overflow include removals: the watch starts again
+ * from what is there, and places what appeared meanwhile. */
+static void test_overflow_forgets_removed(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        mkdirs(f->root, BAR);
+        start(f, false);
+        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 4);
+        overflow_queue(f);
+        /* lost: its removal and the new unit */
+        rm_rf(f, BAR);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/baz.service");
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        /* its write was lost too: placed when the tree is read again */
+        assert_true(run_until_in(f, "background", a));
+        run_for(f, 10);
+        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 4);
+        /* and the next removal is heard as before */
+        rm_rf(f, "sys/fs/cgroup/system.slice/baz.service");
+        assert_true(run_until_n_dirs(f, 3));
+}
+
+/* GNOME's xattr changed while the events were lost: the focus follows. */
+static void test_overflow_keeps_the_focus(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
+        mkdirs(f->root, APP "/app-gedit-1.scope");
+        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+        start(f, false);
+        assert_null(f->m->foreground_unit);
+        overflow_queue(f);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_non_null(f->m->foreground_unit);
+        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+}
+
 /* A unit that appears with many processes (as a walk of the tree at
  * start finds thousands): the journal is written once, after the burst,
  * not once per process; and then it has them all, for a restart after a
@@ -470,6 +549,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_overflow_forgets_removed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_overflow_keeps_the_focus, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
