@@ -14,7 +14,8 @@ typedef struct ExecSource ExecSource;
 
 typedef enum ExecEventType {
         EXEC_EVENT_EXEC,
-        EXEC_EVENT_EXIT,        /* of a whole process (its thread group leader) */
+        EXEC_EVENT_EXIT,        /* of a thread group's leader: the process
+                                 * may live on (manager_forget_process()) */
 } ExecEventType;
 
 typedef struct ExecEvent {

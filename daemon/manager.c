@@ -120,6 +120,7 @@ Manager *manager_free(Manager *m) {
         input_source_free(m->input);
         power_source_free(m->power);
         sd_event_source_disable_unref(m->save_later);
+        sd_event_source_disable_unref(m->linger_timer);
         holds_done(&m->holds);
         sd_event_source_disable_unref(m->hold_timer);
         sd_event_unref(m->event);
@@ -134,6 +135,7 @@ Manager *manager_free(Manager *m) {
         free(m->exec_source_path);
         free(m->foreground_unit);
         free(m->games);
+        free(m->lingering);
         free(m);
         return NULL;
 }
@@ -883,6 +885,11 @@ int manager_place_by_rules(Manager *m, pid_t pid, const char *cgroup) {
         return manager_place(m, pid, cgroup, true, NULL);
 }
 
+/* How often a process whose leader exited is looked at again, and how
+ * many are. */
+#define LINGER_CHECK_USEC (2 * USEC_PER_SEC)
+#define LINGERING_MAX 4096U
+
 static bool games_remove(Manager *m, pid_t pid) {
         for (size_t i = 0; i < m->n_games; i++)
                 if (m->games[i].pid == pid) {
@@ -893,17 +900,110 @@ static bool games_remove(Manager *m, pid_t pid) {
         return false;
 }
 
-void manager_forget_process(Manager *m, pid_t pid) {
-        Journal *j = m->journal;
-        size_t placed = j->n_placed, classified = j->n_classified;
+/* Whether what is kept about the process named by id can go; *linger is
+ * set when the process lives on after its leader exited. An error reading
+ * /proc counts as gone, as every exit event did before. */
+static bool manager_process_gone(Manager *m, const ProcessId *id, bool *linger) {
+        bool leader_exited;
+        int r;
 
-        if (games_remove(m, pid))
-                log_debug(&m->log, "Game PID %d exited.", (int) pid);
-        cgroup_watch_forget(m->cgroups, pid);
-        journal_pid_remove(&j->placed, &j->n_placed, pid);
-        journal_pid_remove(&j->classified, &j->n_classified, pid);
-        if (j->n_placed != placed || j->n_classified != classified)
+        r = process_id_is_gone(m->proc_root, id, &leader_exited);
+        if (r == 0 && leader_exited)
+                *linger = true;
+        return r != 0;
+}
+
+/* Drops what is kept about PID if its process is gone; returns true if
+ * something stays about a process whose leader exited. */
+static bool manager_drop_if_gone(Manager *m, pid_t pid) {
+        Journal *j = m->journal;
+        bool linger = false, changed = false;
+        JournalPid *p;
+
+        for (size_t i = 0; i < m->n_games; i++)
+                if (m->games[i].pid == pid) {
+                        if (manager_process_gone(m, &m->games[i], &linger)) {
+                                (void) games_remove(m, pid);
+                                log_debug(&m->log, "Game PID %d exited.", (int) pid);
+                        }
+                        break;
+                }
+        p = journal_pid_find(j->placed, j->n_placed, pid);
+        if (p && manager_process_gone(m, &p->id, &linger)) {
+                journal_pid_remove(&j->placed, &j->n_placed, pid);
+                changed = true;
+        }
+        p = journal_pid_find(j->classified, j->n_classified, pid);
+        if (p && manager_process_gone(m, &p->id, &linger)) {
+                journal_pid_remove(&j->classified, &j->n_classified, pid);
+                changed = true;
+        }
+        if (changed)
                 manager_save_later(m);
+        return linger;
+}
+
+static int on_linger_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        size_t k = 0;
+
+        (void) s, (void) usec;
+        for (size_t i = 0; i < m->n_lingering; i++)
+                if (manager_drop_if_gone(m, m->lingering[i]))
+                        m->lingering[k++] = m->lingering[i];
+        m->n_lingering = k;
+        if (k > 0) {
+                (void) sd_event_source_set_time(m->linger_timer, now_usec() + LINGER_CHECK_USEC);
+                (void) sd_event_source_set_enabled(m->linger_timer, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+/* A process whose leader exited while other threads live: its end makes
+ * no event of its own (a thread's exit is not the process's), so it is
+ * looked at again until it is gone. */
+static void manager_linger(Manager *m, pid_t pid) {
+        pid_t *l;
+        int enabled, r;
+
+        for (size_t i = 0; i < m->n_lingering; i++)
+                if (m->lingering[i] == pid)
+                        return;
+        if (m->n_lingering >= LINGERING_MAX || !m->event)
+                return;         /* kept until a restart, as without the check */
+        l = realloc(m->lingering, (m->n_lingering + 1) * sizeof(pid_t));
+        if (!l)
+                return;
+        m->lingering = l;
+        m->lingering[m->n_lingering++] = pid;
+        if (!m->linger_timer) {
+                r = sd_event_add_time(m->event, &m->linger_timer, CLOCK_MONOTONIC,
+                                      now_usec() + LINGER_CHECK_USEC, 0, on_linger_timer, m);
+                if (r < 0) {
+                        m->n_lingering--;
+                        return;
+                }
+                (void) sd_event_source_set_description(m->linger_timer, "exit-recheck");
+                return;
+        }
+        if (sd_event_source_get_enabled(m->linger_timer, &enabled) < 0 || enabled == SD_EVENT_OFF) {
+                (void) sd_event_source_set_time(m->linger_timer, now_usec() + LINGER_CHECK_USEC);
+                (void) sd_event_source_set_enabled(m->linger_timer, SD_EVENT_ONESHOT);
+        }
+}
+
+/* The exit event of a thread group's leader ends the process only if no
+ * other thread lives. After pthread_exit() of the main thread the others
+ * go on; when a thread other than the leader calls execve(), the leader
+ * exits and that thread takes over its PID and start time; in an
+ * exit_group() the leader's event may come before the other threads are
+ * done. Classify(), GameMode's registration and the placed entry stay
+ * until the process is gone. */
+void manager_forget_process(Manager *m, pid_t pid) {
+        if (manager_drop_if_gone(m, pid))
+                manager_linger(m, pid);
+        /* Read again as new when the unit lists it: a reused PID is placed. */
+        cgroup_watch_forget(m->cgroups, pid);
 }
 
 int manager_game_register(Manager *m, pid_t pid) {

@@ -6,6 +6,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -418,6 +419,132 @@ static void test_seam_flood_saves_in_time(void **state) {
         kill_sleeper(turns_pids[1]);
 }
 
+static char proc_state(pid_t pid) {
+        char p[64], buf[512];
+        const char *s;
+
+        snprintf(p, sizeof(p), "proc/%d/stat", (int) pid);
+        if (!read_file("", p, buf, sizeof(buf)) || !(s = strrchr(buf, ')')))
+                return 0;
+        return s[2];
+}
+
+static bool is_classified(Fixture *f, pid_t pid) {
+        return journal_pid_find(f->m->journal->classified, f->m->journal->n_classified, pid);
+}
+
+static bool is_placed(Fixture *f, pid_t pid) {
+        return journal_pid_find(f->m->journal->placed, f->m->journal->n_placed, pid);
+}
+
+/* The exit event of a leader whose process lives on (a thread's execve()
+ * made it exit and took over its PID) forgets nothing; that of one whose
+ * tasks are all zombies forgets it. */
+static void test_seam_exit_of_a_live_leader(void **state) {
+        Fixture *f = *state;
+        pid_t t = spawn_ticker(), c = spawn_sleeper(), g = spawn_sleeper();
+
+        send_event(f, "exec", t);
+        for (int i = 0; i < 200 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        assert_int_equal(manager_classify(f->m, c, "interactive", NULL), 0);
+        assert_int_equal(manager_game_register(f->m, g), 0);
+        assert_true(in_performance(f, g));
+
+        send_event(f, "exit", t);
+        send_event(f, "exit", c);
+        send_event(f, "exit", g);
+        run_for(f, 50);
+        assert_true(is_placed(f, t));
+        assert_true(is_classified(f, c));
+        assert_true(manager_is_game(f->m, g));
+        assert_true(is_placed(f, g));
+
+        /* dead, not reaped yet: gone */
+        assert_int_equal(kill(c, SIGKILL), 0);
+        for (int i = 0; i < 500 && proc_state(c) != 'Z'; i++)
+                usleep(2000);
+        assert_int_equal(proc_state(c), 'Z');
+        send_event(f, "exit", c);
+        for (int i = 0; i < 200 && is_classified(f, c); i++)
+                run_for(f, 5);
+        assert_false(is_classified(f, c));
+        assert_int_equal(waitpid(c, NULL, 0), c);
+        kill_sleeper(t);
+        kill_sleeper(g);
+}
+
+static void *thread_pause(void *userdata) {
+        (void) userdata;
+        for (;;)
+                pause();
+        return NULL;
+}
+
+/* The main thread calls pthread_exit(): the leader is a zombie, another
+ * thread runs on. Its exit event forgets nothing; once the process ends
+ * (no event says so) it is forgotten. */
+static void test_seam_exit_of_the_main_thread(void **state) {
+        Fixture *f = *state;
+        pid_t p = fork();
+
+        assert_true(p >= 0);
+        if (p == 0) {
+                pthread_t th;
+
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (pthread_create(&th, NULL, thread_pause, NULL) != 0)
+                        _exit(1);
+                pthread_exit(NULL);
+        }
+        assert_int_equal(manager_classify(f->m, p, "interactive", NULL), 0);
+        for (int i = 0; i < 500 && proc_state(p) != 'Z'; i++)
+                usleep(2000);
+        assert_int_equal(proc_state(p), 'Z');
+        send_event(f, "exit", p);
+        run_for(f, 50);
+        assert_true(is_classified(f, p));
+
+        kill_sleeper(p);
+        for (int i = 0; i < 1000 && is_classified(f, p); i++)
+                run_for(f, 5);
+        assert_false(is_classified(f, p));
+}
+
+/* The check itself, on a fake proc tree. */
+static void fake_stat(const char *root, const char *rel, pid_t pid, char state, unsigned start) {
+        write_file(root, rel, "%d (a b) c) %c 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %u 0 0\n",
+                   (int) pid, state, start);
+}
+
+static void test_process_gone(void **state) {
+        char *root = tmpdir_new(), proc[4096];
+        ProcessId id = { .pid = 100, .start_time = 5 };
+        bool leader_exited;
+
+        (void) state;
+        snprintf(proc, sizeof(proc), "%s/proc", root);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 1);
+        mkdirs(root, "proc/100/task/100");
+        mkdirs(root, "proc/100/task/101");
+        fake_stat(root, "proc/100/stat", 100, 'S', 5);
+        fake_stat(root, "proc/100/task/100/stat", 100, 'S', 5);
+        fake_stat(root, "proc/100/task/101/stat", 101, 'S', 5);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 0);
+        assert_false(leader_exited);
+        id.start_time = 6;              /* the PID was reused */
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 1);
+        id.start_time = 5;
+        fake_stat(root, "proc/100/stat", 100, 'Z', 5);
+        fake_stat(root, "proc/100/task/100/stat", 100, 'Z', 5);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 0);
+        assert_true(leader_exited);
+        fake_stat(root, "proc/100/task/101/stat", 101, 'X', 5);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 1);
+        tmpdir_free(root);
+}
+
 /* Below a root prefix without the seam, the machine's own exec events
  * are none of the daemon's business. */
 static void test_no_connector_below_a_root(void **state) {
@@ -444,6 +571,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_flood_saves_in_time, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_exit_of_a_live_leader, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_exit_of_the_main_thread, setup, teardown),
+                cmocka_unit_test(test_process_gone),
                 cmocka_unit_test(test_no_connector_below_a_root),
         };
 
