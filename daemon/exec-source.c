@@ -13,7 +13,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 
+#include "cgroup-watch.h"
 #include "exec-source.h"
 #include "log.h"
 #include "manager.h"
@@ -25,13 +27,21 @@
  * this returns. The socket is level-triggered, so what is left wakes the
  * loop again, after the sources that were waiting meanwhile. */
 #define BATCH_MAX 64
+/* After events were lost, the units are read again this much later: once
+ * for a burst of overflows. */
+#define RESCAN_DELAY_USEC (1 * USEC_PER_SEC)
+/* After an unexpected read error, reading pauses this long: an error that
+ * stays would otherwise wake the loop without end. */
+#define ERROR_PAUSE_USEC (1 * USEC_PER_SEC)
 
 struct ExecSource {
         Manager *m;
         int fd;
         char *seam_path;                /* the test seam's socket, or NULL */
         sd_event_source *io;
-        bool overrun_logged;
+        sd_event_source *rescan;        /* events were lost: read the units */
+        sd_event_source *resume;        /* reading paused after an error */
+        bool error_logged;              /* until a read succeeds again */
 };
 
 /* PROC_CN_MCAST_LISTEN with an event filter (struct proc_input of
@@ -41,10 +51,84 @@ typedef struct ProcInput {
         uint32_t event_type;
 } ProcInput;
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* A oneshot timer, made or armed again; 0 if it is armed already. */
+static int timer_arm(ExecSource *s, sd_event_source **t, uint64_t usec, sd_event_time_handler_t fn,
+                     const char *description) {
+        int enabled, r;
+
+        if (!*t) {
+                r = sd_event_add_time(s->m->event, t, CLOCK_MONOTONIC, now_usec() + usec, 0, fn, s);
+                if (r < 0)
+                        return r;
+                (void) sd_event_source_set_description(*t, description);
+                return 1;
+        }
+        r = sd_event_source_get_enabled(*t, &enabled);
+        if (r < 0 || enabled != SD_EVENT_OFF)
+                return r < 0 ? r : 0;
+        r = sd_event_source_set_time(*t, now_usec() + usec);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(*t, SD_EVENT_ONESHOT);
+        return r < 0 ? r : 1;
+}
+
+static int on_rescan(sd_event_source *t, uint64_t usec, void *userdata) {
+        ExecSource *s = userdata;
+
+        (void) t, (void) usec;
+        cgroup_watch_rescan(s->m->cgroups);
+        return 0;
+}
+
+/* The receive queue overflowed: the execs among the lost events were
+ * not placed. Most processes are in units, and reading those again
+ * places them by what they run now; later, so that one read covers a
+ * burst of overflows, which is when they come. */
+static void exec_source_lost(ExecSource *s) {
+        int r;
+
+        r = timer_arm(s, &s->rescan, RESCAN_DELAY_USEC, on_rescan, "exec-events-rescan");
+        if (r > 0)
+                log_notice(&s->m->log, "Exec events were lost (the receive queue overflowed): reading the units again.");
+        else if (r < 0)
+                log_warning_errno(&s->m->log, r, "Exec events were lost (the receive queue overflowed), and the units cannot be read again: %m");
+}
+
+static int on_resume(sd_event_source *t, uint64_t usec, void *userdata) {
+        ExecSource *s = userdata;
+
+        (void) t, (void) usec;
+        (void) sd_event_source_set_enabled(s->io, SD_EVENT_ON);
+        return 0;
+}
+
+/* An error sd-event would take as the end of the source if returned: the
+ * events would stop for good. Logged once until a read succeeds, and
+ * reading pauses a moment, so that an error that stays does not spin. */
+static void exec_source_read_error(ExecSource *s, int error) {
+        if (!s->error_logged)
+                log_warning_errno(&s->m->log, error, "Failed to read exec events, trying again: %m");
+        s->error_logged = true;
+        if (timer_arm(s, &s->resume, ERROR_PAUSE_USEC, on_resume, "exec-events-resume") >= 0)
+                (void) sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
+}
+
 static void exec_source_handle(const ExecEvent *e, void *userdata) {
         ExecSource *s = userdata;
         int r;
 
+        if (e->type == EXEC_EVENT_LOST) {
+                exec_source_lost(s);
+                return;
+        }
         if (e->type == EXEC_EVENT_EXIT) {
                 manager_forget_process(s->m, e->pid);
                 return;
@@ -63,6 +147,12 @@ int exec_events_from_text(const char *buf, size_t n, ExecEventFn fn, void *userd
                 return -EBADMSG;
         memcpy(text, buf, n);
         text[n] = '\0';
+        if (sscanf(text, "%7s %n", word, &end) == 1 && text[end] == '\0' && streq(word, "lost")) {
+                e = (ExecEvent) { EXEC_EVENT_LOST, 0 };
+                fn(&e, userdata);
+                return 1;
+        }
+        end = 0;
         if (sscanf(text, "%7s %d %n", word, &pid, &end) != 2 || text[end] != '\0' || pid <= 0)
                 return -EBADMSG;
         if (streq(word, "exec"))
@@ -150,15 +240,13 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
                         if (errno == EAGAIN || errno == EINTR)
                                 return 0;
                         if (errno == ENOBUFS) {
-                                /* The queue overflowed: some execs were
-                                 * missed. Their units are still read. */
-                                if (!s->overrun_logged)
-                                        log_notice(&s->m->log, "Exec events were lost: the receive queue overflowed.");
-                                s->overrun_logged = true;
+                                exec_source_lost(s);
                                 continue;
                         }
-                        return log_warning_errno(&s->m->log, -errno, "Failed to read exec events: %m");
+                        exec_source_read_error(s, -errno);
+                        return 0;
                 }
+                s->error_logged = false;
                 if (s->seam_path)
                         r = exec_events_from_text((const char *) buf, (size_t) n, exec_source_handle, s);
                 else if (mh.msg_namelen < sizeof(sa) || sa.nl_pid != 0)
@@ -291,6 +379,8 @@ ExecSource *exec_source_free(ExecSource *s) {
         if (!s)
                 return NULL;
         sd_event_source_disable_unref(s->io);
+        sd_event_source_disable_unref(s->rescan);
+        sd_event_source_disable_unref(s->resume);
         if (s->seam_path && s->fd >= 0)
                 close(s->fd);
         else

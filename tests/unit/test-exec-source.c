@@ -14,6 +14,7 @@
 #include "tests.h"
 
 #include "backend.h"
+#include "cgroup-watch.h"
 #include "exec-source.h"
 #include "manager.h"
 
@@ -53,6 +54,10 @@ static void test_text_feed(void **state) {
         assert_int_equal(text("exec 1234567890123456789012345678901234567890123456789012345678901234", &s),
                          -EBADMSG);
         assert_int_equal(s.n, 2);
+        assert_int_equal(text("lost 3", &s), -EBADMSG);
+        assert_int_equal(text("lost\n", &s), 1);
+        assert_int_equal(s.n, 3);
+        assert_int_equal(s.ev[2].type, EXEC_EVENT_LOST);
 }
 
 /* One connector message as the kernel lays it out. */
@@ -192,14 +197,19 @@ static int teardown(void **state) {
         return 0;
 }
 
-static void send_event(Fixture *f, const char *what, pid_t pid) {
+static void send_text(Fixture *f, const char *msg) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        char msg[64];
 
         strcpy(sa.sun_path, f->sock);
-        snprintf(msg, sizeof(msg), "%s %d", what, (int) pid);
         assert_int_equal(sendto(f->client, msg, strlen(msg), 0, (struct sockaddr *) &sa, sizeof(sa)),
                          (ssize_t) strlen(msg));
+}
+
+static void send_event(Fixture *f, const char *what, pid_t pid) {
+        char msg[64];
+
+        snprintf(msg, sizeof(msg), "%s %d", what, (int) pid);
+        send_text(f, msg);
 }
 
 static void run_for(Fixture *f, unsigned ms) {
@@ -419,6 +429,110 @@ static void test_seam_flood_saves_in_time(void **state) {
         kill_sleeper(turns_pids[1]);
 }
 
+/* A child that names itself "ticker" when told (SIGUSR1), as if it
+ * exec'd a program of that name while its event was lost. */
+static void rename_to_ticker(int sig) {
+        (void) sig;
+        (void) prctl(PR_SET_NAME, "ticker");
+}
+
+static pid_t spawn_renamer(void) {
+        int p[2];
+        char c;
+        pid_t pid;
+
+        assert_int_equal(pipe(p), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                (void) signal(SIGUSR1, rename_to_ticker);
+                (void) write(p[1], "", 1);
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        assert_int_equal(read(p[0], &c, 1), 1);
+        close(p[0]);
+        return pid;
+}
+
+/* Events lost in an overflow: the units are read again, and a process
+ * that exec'd meanwhile is placed by what it runs now. */
+static void test_seam_lost_events_rescan(void **state) {
+        Fixture *f = *state;
+        pid_t x = spawn_renamer();
+        char comm[32], p[64];
+
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/foo.service");
+        write_file(f->root, "sys/fs/cgroup/system.slice/foo.service/cgroup.procs", "%d\n", (int) x);
+        for (int i = 0; i < 400 && !cgroup_watch_attached(f->m->cgroups); i++)
+                run_for(f, 5);
+        assert_true(cgroup_watch_attached(f->m->cgroups));
+        run_for(f, 20);
+        assert_false(in_performance(f, x));
+
+        assert_int_equal(kill(x, SIGUSR1), 0);
+        snprintf(p, sizeof(p), "proc/%d/comm", (int) x);
+        for (int i = 0; i < 500 && !(read_file("/", p, comm, sizeof(comm)) && streq(comm, "ticker")); i++)
+                usleep(2000);
+        send_text(f, "lost");
+        for (int i = 0; i < 600 && !in_performance(f, x); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, x));
+        kill_sleeper(x);
+}
+
+/* The seam's socket as the daemon holds it (this process's own fd). */
+static int seam_fd(Fixture *f) {
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        int fd = -1;
+
+        assert_non_null(d);
+        while (fd < 0 && (de = readdir(d))) {
+                struct sockaddr_un sa = {};
+                socklen_t l = sizeof(sa);
+                int i = atoi(de->d_name);
+
+                if (i > 2 && getsockname(i, (struct sockaddr *) &sa, &l) == 0 && sa.sun_family == AF_UNIX &&
+                    streq(sa.sun_path, f->sock))
+                        fd = i;
+        }
+        closedir(d);
+        assert_true(fd >= 0);
+        return fd;
+}
+
+/* A read error (here ECONNRESET, which a unix datagram socket reports
+ * when a peer it was paired with disconnects with data queued) must not
+ * end the exec events. */
+static void test_seam_read_error_keeps_reading(void **state) {
+        Fixture *f = *state;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX }, unspec = { .sun_family = AF_UNSPEC };
+        int fd = seam_fd(f), peer;
+        pid_t t = spawn_ticker();
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/peer.sock", f->root);
+        peer = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        assert_true(peer >= 0);
+        assert_int_equal(bind(peer, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        strcpy(sa.sun_path, f->sock);
+        assert_int_equal(connect(peer, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        assert_int_equal(send(fd, "x", 1, 0), 1);
+        assert_int_equal(connect(peer, (struct sockaddr *) &unspec, sizeof(unspec)), 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &unspec, sizeof(unspec)), 0);
+        close(peer);
+        run_for(f, 20);         /* the error is read */
+
+        send_event(f, "exec", t);
+        for (int i = 0; i < 600 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        kill_sleeper(t);
+}
+
 static char proc_state(pid_t pid) {
         char p[64], buf[512];
         const char *s;
@@ -571,6 +685,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_flood_saves_in_time, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_lost_events_rescan, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_read_error_keeps_reading, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_exit_of_a_live_leader, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_exit_of_the_main_thread, setup, teardown),
                 cmocka_unit_test(test_process_gone),
