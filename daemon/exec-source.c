@@ -4,6 +4,7 @@
  * process; boostd asks for exec and exit only (kernels since 6.6 filter
  * per socket, older ones send all and the rest is skipped here). */
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -168,7 +169,10 @@ int exec_events_from_text(const char *buf, size_t n, ExecEventFn fn, void *userd
 
 int exec_events_from_netlink(const void *buf, size_t n, ExecEventFn fn, void *userdata) {
         const struct nlmsghdr *h = buf;
-        size_t left = n;
+        /* Signed: NLMSG_NEXT() steps by the aligned length, more than is
+         * left when the last message's length is not aligned. Unsigned,
+         * it would wrap, and the walk go on past the buffer. */
+        ssize_t left = (ssize_t) MIN(n, (size_t) SSIZE_MAX);
         int count = 0;
 
         for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {

@@ -116,6 +116,38 @@ static void test_netlink_feed(void **state) {
         assert_int_equal(s.n, 2);
 }
 
+/* A message whose length is not aligned, last in the datagram: the walk
+ * ends there, not past the end (where here an event waits to be taken). */
+static void test_netlink_unaligned_end(void **state) {
+        uint8_t buf[4096] __attribute__((aligned(8))) = {};
+        struct nlmsghdr h = { .nlmsg_len = NLMSG_HDRLEN + 1, .nlmsg_type = NLMSG_NOOP };
+        uint8_t *heap;
+        Seen s = {};
+
+        (void) state;
+        memcpy(buf, &h, sizeof(h));
+        (void) put_event(buf + NLMSG_ALIGN(h.nlmsg_len), PROC_EVENT_EXEC, 999, 999, CN_IDX_PROC, 0);
+        assert_int_equal(exec_events_from_netlink(buf, h.nlmsg_len, collect, &s), 0);
+        assert_int_equal(s.n, 0);
+
+        /* the datagram alone, for ASan and valgrind to see a read past it */
+        heap = malloc(h.nlmsg_len);
+        assert_non_null(heap);
+        memcpy(heap, &h, sizeof(h));
+        heap[NLMSG_HDRLEN] = 0;
+        assert_int_equal(exec_events_from_netlink(heap, h.nlmsg_len, collect, &s), 0);
+        assert_int_equal(s.n, 0);
+        free(heap);
+
+        /* an event after an unaligned one that fits is still read */
+        h.nlmsg_len = NLMSG_HDRLEN + 1;
+        memcpy(buf, &h, sizeof(h));
+        assert_int_equal(exec_events_from_netlink(buf, NLMSG_ALIGN(h.nlmsg_len) + NLMSG_SPACE(sizeof(struct cn_msg) +
+                                                  sizeof(struct proc_event)), collect, &s), 1);
+        assert_int_equal(s.n, 1);
+        assert_int_equal(s.ev[0].pid, 999);
+}
+
 /* The real connector: an exec of a child is reported with its PID. */
 static void test_connector(void **state) {
         uint8_t buf[8192] __attribute__((aligned(8)));
@@ -679,6 +711,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_text_feed),
                 cmocka_unit_test(test_netlink_feed),
+                cmocka_unit_test(test_netlink_unaligned_end),
                 cmocka_unit_test(test_connector),
                 cmocka_unit_test_setup_teardown(test_seam_exec_and_exit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_manual_mode, setup, teardown),
