@@ -316,26 +316,34 @@ void exec_connector_close(int fd) {
         close(fd);
 }
 
-/* The test seam: a datagram socket at path, mode 0600. */
+/* The test seam: a datagram socket at path, mode 0600 from the start.
+ * The node bind() makes takes the mode of the socket's inode (less the
+ * umask): set before, it leaves no moment in which others may send
+ * events, as a chmod() after would. Nothing can fail after the bind, so
+ * that a node made is always one exec_source_free() removes. */
 static int exec_source_bind_seam(ExecSource *s, const char *path) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_(freep) char *p = NULL;
+        _cleanup_(closep) int fd = -1;
         struct stat st;
 
         if (strlen(path) >= sizeof(sa.sun_path))
                 return -ENAMETOOLONG;
         strcpy(sa.sun_path, path);
-        s->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (s->fd < 0)
+        p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        if (fchmod(fd, 0600) < 0)
                 return -errno;
         if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
                 (void) unlink(path);    /* left by an earlier run */
-        if (bind(s->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return -errno;
-        s->seam_path = strdup(path);
-        if (!s->seam_path)
-                return -ENOMEM;
-        if (chmod(path, 0600) < 0)
-                return -errno;
+        s->fd = TAKE_FD(fd);
+        s->seam_path = TAKE_PTR(p);
         return 0;
 }
 

@@ -691,6 +691,48 @@ static void test_process_gone(void **state) {
         tmpdir_free(root);
 }
 
+/* The seam's socket is made with its mode: no chmod() after the bind,
+ * which would leave it open to others for a moment. */
+static void test_seam_made_private(void **state) {
+        char *root = tmpdir_new(), *error = NULL, sock[4096];
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        ManagerOptions o = { .root = root, .exec_source = sock, .log_level = LOG_CRIT };
+        bool created = false, attrib = false;
+        Manager *m = NULL;
+        struct stat st;
+        ssize_t n;
+        int fd;
+
+        (void) state;
+        make_schedtune_tree(root, classes, 3);
+        snprintf(sock, sizeof(sock), "%s/exec.sock", root);
+        fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(inotify_add_watch(fd, root, IN_CREATE | IN_ATTRIB) >= 0);
+        assert_int_equal(manager_new(&o, &m, &error), 0);
+        assert_int_equal(manager_start(m), 0);
+        assert_non_null(m->exec);
+        assert_int_equal(stat(sock, &st), 0);
+        assert_true(S_ISSOCK(st.st_mode));
+        assert_int_equal(st.st_mode & 0777, 0600);
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len) {
+                        const struct inotify_event *ev = (const struct inotify_event *) e;
+
+                        if (ev->len == 0 || !streq(ev->name, "exec.sock"))
+                                continue;
+                        created = created || (ev->mask & IN_CREATE);
+                        attrib = attrib || (ev->mask & IN_ATTRIB);
+                }
+        close(fd);
+        assert_true(created);
+        assert_false(attrib);
+        manager_free(m);
+        /* removed with the source */
+        assert_int_equal(lstat(sock, &st), -1);
+        tmpdir_free(root);
+}
+
 /* Below a root prefix without the seam, the machine's own exec events
  * are none of the daemon's business. */
 static void test_no_connector_below_a_root(void **state) {
@@ -723,6 +765,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_seam_exit_of_a_live_leader, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_exit_of_the_main_thread, setup, teardown),
                 cmocka_unit_test(test_process_gone),
+                cmocka_unit_test(test_seam_made_private),
                 cmocka_unit_test(test_no_connector_below_a_root),
         };
 
