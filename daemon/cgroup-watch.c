@@ -68,6 +68,8 @@ struct CgroupWatch {
         size_t n_dirs;
         int wait_wd;            /* on an ancestor while the top is missing */
         bool gone;              /* the tree vanished (logged once) */
+        bool limit_hit;         /* out of inotify watches (logged once) */
+        bool limit_hit_now;     /* ... in the read of the whole tree running */
 };
 
 static int pid_cmp(const void *a, const void *b) {
@@ -204,7 +206,17 @@ static WatchDir *watch_add_dir(CgroupWatch *w, const char *path) {
                 return NULL;
         wd = inotify_add_watch(w->fd, full, WATCH_MASK);
         if (wd < 0) {
-                if (errno != ENOENT && errno != ENOTDIR)
+                if (errno == ENOSPC) {
+                        /* Out of watches: said once, not for each of the
+                         * directories that come, until a read of the
+                         * whole tree, which tries them all again, gets
+                         * through. */
+                        if (!w->limit_hit)
+                                log_warning(&w->m->log,
+                                            "Cannot watch %s: the limit of inotify watches is reached (sysctl fs.inotify.max_user_watches). "
+                                            "Units there are not followed until the tree is read again (a reload).", full);
+                        w->limit_hit = w->limit_hit_now = true;
+                } else if (errno != ENOENT && errno != ENOTDIR)
                         log_warning_errno(&w->m->log, -errno, "Cannot watch %s: %m", full);
                 return NULL;
         }
@@ -266,6 +278,16 @@ static void watch_add_tree(CgroupWatch *w, const char *path, unsigned depth, boo
         }
 }
 
+/* After a read of the whole tree: whether the limit of watches stopped
+ * it. */
+static void watch_limit_check(CgroupWatch *w) {
+        if (w->limit_hit && !w->limit_hit_now) {
+                log_info(&w->m->log, "Every directory of the cgroup tree is watched again.");
+                w->limit_hit = false;
+        }
+        w->limit_hit_now = false;
+}
+
 static void watch_clear(CgroupWatch *w) {
         while (w->n_dirs > 0)
                 watch_remove_at(w, w->n_dirs - 1, true);
@@ -288,7 +310,9 @@ static void watch_attach(CgroupWatch *w) {
                 char *slash;
 
                 watch_clear(w);
+                w->limit_hit_now = false;
                 watch_add_tree(w, "", 0, false);
+                watch_limit_check(w);
                 if (w->n_dirs > 0) {
                         if (w->gone)
                                 log_info(&w->m->log, "The cgroup tree at %s is back.", w->top);
@@ -316,7 +340,9 @@ static void watch_attach(CgroupWatch *w) {
 
 /* Every directory read again, and watched if it was missed. */
 static void watch_rescan_all(CgroupWatch *w) {
+        w->limit_hit_now = false;
         watch_add_tree(w, "", 0, true);
+        watch_limit_check(w);
 }
 
 /* Events were lost: the removal of directories too, so what is known is

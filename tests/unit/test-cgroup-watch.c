@@ -5,6 +5,7 @@
  * back, the foreground unit, GNOME's inactive-since xattr. The manager
  * reads processes below <root>/proc, where each test process is linked
  * to its real files but has the cgroup the fake tree gives it. */
+#include <sched.h>
 #include <sys/inotify.h>
 #include <sys/xattr.h>
 
@@ -431,6 +432,131 @@ static void test_overflow_keeps_the_focus(void **state) {
         assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
 }
 
+/* In a user namespace of its own, where the limit of inotify watches is
+ * this test's to set (sysctl user.max_inotify_watches), without touching
+ * the machine's. */
+static int limit_watches(unsigned max) {
+        char buf[64];
+        FILE *f = fopen("/proc/sys/user/max_inotify_watches", "we");
+
+        if (!f)
+                return -errno;
+        fprintf(f, "%u\n", max);
+        if (fclose(f) != 0)
+                return -errno;
+        return read_file("/", "proc/sys/user/max_inotify_watches", buf, sizeof(buf)) &&
+               (unsigned) atoi(buf) == max ? 0 : -EIO;
+}
+
+static int own_user_namespace(void) {
+        static const char *const files[] = { "/proc/self/setgroups", "/proc/self/uid_map", "/proc/self/gid_map" };
+        static const char *const values[] = { "deny", "0 0 1", "0 0 1" };
+
+        if (unshare(CLONE_NEWUSER) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                FILE *f = fopen(files[i], "we");
+
+                if (!f)
+                        return -errno;
+                fputs(values[i], f);
+                if (fclose(f) != 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+static unsigned count_lines_with(const char *path, const char *what) {
+        char line[4096];
+        unsigned n = 0;
+        FILE *f = fopen(path, "re");
+
+        while (f && fgets(line, sizeof(line), f))
+                if (strstr(line, what))
+                        n++;
+        if (f)
+                fclose(f);
+        return n;
+}
+
+#define CHILD_CHECK(x) do { if (!(x)) { fprintf(stderr, "check failed: %s:%d: %s\n", __FILE__, __LINE__, #x); ret = 1; goto out; } } while (0)
+
+/* The child's side: 0 if all went as it should, 77 if the test cannot
+ * run here. */
+static int watch_limit_child(Fixture *f) {
+        char proc[4096], log[4096];
+        ManagerOptions o = { .root = f->root, .proc_root = proc, .log_level = LOG_INFO };
+        char *error = NULL;
+        Manager *m = NULL;
+        int fd, ret = 0;
+
+        snprintf(proc, sizeof(proc), "%s/proc", f->root);
+        snprintf(log, sizeof(log), "%s/log", f->root);
+        if (own_user_namespace() < 0 || limit_watches(4) < 0)
+                return 77;
+        fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+                return 1;
+        close(fd);
+
+        /* top, system.slice, foo.service and one more: the rest is out */
+        CHILD_CHECK(manager_new(&o, &m, &error) == 0);
+        CHILD_CHECK(manager_start(m) == 0);
+        CHILD_CHECK(cgroup_watch_n_dirs(m->cgroups) == 4);
+        CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 1);
+        /* more that cannot be watched, and a read of the whole tree: not
+         * said again */
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/more.service");
+        for (int i = 0; i < 50; i++)
+                (void) sd_event_run(m->event, 1000);
+        cgroup_watch_rescan(m->cgroups);
+        CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 1);
+        /* room again: the next read watches them all */
+        CHILD_CHECK(limit_watches(100) == 0);
+        cgroup_watch_rescan(m->cgroups);
+        CHILD_CHECK(cgroup_watch_n_dirs(m->cgroups) == 9);
+        CHILD_CHECK(count_lines_with(log, "watched again") == 1);
+        /* and out again later: said again, once */
+        CHILD_CHECK(limit_watches(10) == 0);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/late-1.service");
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/late-2.service");
+        for (int i = 0; i < 50; i++)
+                (void) sd_event_run(m->event, 1000);
+        CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 2);
+out:
+        manager_free(m);
+        return ret;
+}
+
+/* Out of inotify watches: said once, not for every directory, and the
+ * directories missed are watched at the next read of the whole tree. */
+static void test_watch_limit(void **state) {
+        Fixture *f = *state;
+        int status;
+        pid_t pid;
+
+        mkdirs(f->root, FOO);
+        for (int i = 0; i < 5; i++) {
+                char p[256];
+
+                snprintf(p, sizeof(p), "sys/fs/cgroup/system.slice/unit-%d.service", i);
+                mkdirs(f->root, p);
+        }
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(watch_limit_child(f));
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                skip();
+        if (WEXITSTATUS(status) != 0) {
+                char buf[8192];
+
+                fail_msg("%s", read_file(f->root, "log", buf, sizeof(buf)) ?: "no log");
+        }
+}
+
 /* A unit that appears with many processes (as a walk of the tree at
  * start finds thousands): the journal is written once, after the burst,
  * not once per process; and then it has them all, for a restart after a
@@ -549,6 +675,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_overflow_forgets_removed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_overflow_keeps_the_focus, setup, teardown),
         };
