@@ -133,8 +133,13 @@ static void watch_check_inactive(CgroupWatch *w, WatchDir *d) {
                 now = 0;
         else
                 return;         /* no xattrs here */
+        /* Not followed in manual mode: what is kept is what was last
+         * acted on, so that back in auto mode a change made meanwhile is
+         * acted on (cgroup_watch_rescan()). */
+        if (w->m->mode != MODE_AUTO && prev >= 0)
+                return;
         d->inactive = now;
-        if (w->m->mode != MODE_AUTO || prev < 0 || prev == now)
+        if (prev < 0 || prev == now)
                 return;
         if (now == 0)
                 (void) manager_set_foreground_unit(w->m, d->path);
@@ -505,8 +510,13 @@ CgroupWatch *cgroup_watch_free(CgroupWatch *w) {
 }
 
 void cgroup_watch_rescan(CgroupWatch *w) {
-        if (w && w->n_dirs > 0)
-                watch_rescan_all(w);
+        if (!w || w->n_dirs == 0)
+                return;
+        /* The focus first, so that the processes are placed with it. */
+        for (size_t i = 0; i < w->n_dirs; i++)
+                if (w->dirs[i]->app_scope)
+                        watch_check_inactive(w, w->dirs[i]);
+        watch_rescan_all(w);
 }
 
 const char *cgroup_watch_cgroup_of(const CgroupWatch *w, pid_t pid) {

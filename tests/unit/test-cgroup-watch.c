@@ -304,6 +304,40 @@ static void test_foreground_unit(void **state) {
         assert_true(in_group(f, "interactive", getpid()));
 }
 
+/* The focus moved in manual mode: back in auto mode it is followed. */
+static void test_inactive_since_back_in_auto(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
+        mkdirs(f->root, APP "/app-gedit-1.scope");
+        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+        start(f, false);
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        run_for(f, 50);
+        assert_null(f->m->foreground_unit);
+        assert_false(in_group(f, "interactive", a));
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_non_null(f->m->foreground_unit);
+        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+        assert_true(in_group(f, "interactive", a));
+        /* and unfocused in manual mode: back in auto it is no longer */
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
+        run_for(f, 50);
+        assert_non_null(f->m->foreground_unit);
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_null(f->m->foreground_unit);
+        assert_true(in_group(f, "root", a));
+}
+
 /* Where a process is comes from /proc/PID/cgroup, not from where the
  * watch last saw it: the watch does not hear a process leave a unit (an
  * exit and a reused PID, a move it missed). */
@@ -673,6 +707,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_inactive_since_back_in_auto, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_limit, setup, teardown),
