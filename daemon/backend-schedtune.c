@@ -219,11 +219,10 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
                 if (r < 0)
                         return r;
         }
-        if (!changed)
-                return 0;
-        r = journal_save(j);
-        if (r < 0)
-                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
+        /* Not saved here: the caller saves once per burst (a walk of the
+         * tree places thousands), see manager_save_later(). */
+        if (changed)
+                j->dirty = true;
         return 0;
 }
 

@@ -274,7 +274,9 @@ static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
                 if (r < 0)
                         return r;
         }
-        return journal_save(j);
+        /* saved by the caller, once per burst */
+        j->dirty = true;
+        return 0;
 }
 
 /* Puts cpu.uclamp.min of the owned groups back, unless changed by hand. */

@@ -27,7 +27,8 @@ typedef struct BackendVTable {
         int (*start)(Backend *b, const char *const *groups, size_t n);
         int (*apply)(Backend *b, const char *group, unsigned boost);
         /* Moves a process (all its threads) into group; "root" moves it
-         * back. */
+         * back. Records it in the journal's placed list and marks the
+         * journal dirty, without saving it: the caller does. */
         int (*attach)(Backend *b, const char *group, const ProcessId *id);
         /* Puts back what start() found; moves placed PIDs back to root. */
         int (*restore)(Backend *b);

@@ -199,6 +199,8 @@ static int run(const Args *a) {
                 .backend = a->backend,
                 /* the test seam of the exec events: exec-source.h */
                 .exec_source = getenv("BOOSTD_EXEC_SOURCE"),
+                /* tests: processes whose cgroup agrees with a fake tree */
+                .proc_root = getenv("BOOSTD_PROC_ROOT"),
                 .log_level = a->log.max_level,
         };
         static const int signals[] = { SIGTERM, SIGINT, SIGHUP };

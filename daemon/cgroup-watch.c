@@ -21,6 +21,9 @@
  * The schedtune hierarchy is cgroup v1; moving a process there does not
  * change its v2 group, so cgroup.procs keeps listing it.
  *
+ * When the kernel drops events (IN_Q_OVERFLOW), removals among them,
+ * the watch starts over from the tree as it is.
+ *
  * The tree may vanish (tests remove it): then the nearest existing
  * ancestor is watched until it is back. IN_ATTRIB of an app scope
  * follows GNOME's user.xdg.inactive-since: removed from a scope that had
@@ -65,6 +68,8 @@ struct CgroupWatch {
         size_t n_dirs;
         int wait_wd;            /* on an ancestor while the top is missing */
         bool gone;              /* the tree vanished (logged once) */
+        bool limit_hit;         /* out of inotify watches (logged once) */
+        bool limit_hit_now;     /* ... in the read of the whole tree running */
 };
 
 static int pid_cmp(const void *a, const void *b) {
@@ -107,7 +112,7 @@ static void watch_remove_at(CgroupWatch *w, size_t i, bool rm_watch) {
         watch_dir_free(d);
 }
 
-/* Forgets a directory and everything below it (moved away). */
+/* Forgets a directory and everything below it (moved away, removed). */
 static void watch_remove_tree(CgroupWatch *w, const char *path) {
         for (size_t i = 0; i < w->n_dirs;)
                 if (cgroup_path_is_in(w->dirs[i]->path, path))
@@ -128,8 +133,13 @@ static void watch_check_inactive(CgroupWatch *w, WatchDir *d) {
                 now = 0;
         else
                 return;         /* no xattrs here */
+        /* Not followed in manual mode: what is kept is what was last
+         * acted on, so that back in auto mode a change made meanwhile is
+         * acted on (cgroup_watch_rescan()). */
+        if (w->m->mode != MODE_AUTO && prev >= 0)
+                return;
         d->inactive = now;
-        if (w->m->mode != MODE_AUTO || prev < 0 || prev == now)
+        if (prev < 0 || prev == now)
                 return;
         if (now == 0)
                 (void) manager_set_foreground_unit(w->m, d->path);
@@ -201,7 +211,17 @@ static WatchDir *watch_add_dir(CgroupWatch *w, const char *path) {
                 return NULL;
         wd = inotify_add_watch(w->fd, full, WATCH_MASK);
         if (wd < 0) {
-                if (errno != ENOENT && errno != ENOTDIR)
+                if (errno == ENOSPC) {
+                        /* Out of watches: said once, not for each of the
+                         * directories that come, until a read of the
+                         * whole tree, which tries them all again, gets
+                         * through. */
+                        if (!w->limit_hit)
+                                log_warning(&w->m->log,
+                                            "Cannot watch %s: the limit of inotify watches is reached (sysctl fs.inotify.max_user_watches). "
+                                            "Units there are not followed until the tree is read again (a reload).", full);
+                        w->limit_hit = w->limit_hit_now = true;
+                } else if (errno != ENOENT && errno != ENOTDIR)
                         log_warning_errno(&w->m->log, -errno, "Cannot watch %s: %m", full);
                 return NULL;
         }
@@ -263,6 +283,16 @@ static void watch_add_tree(CgroupWatch *w, const char *path, unsigned depth, boo
         }
 }
 
+/* After a read of the whole tree: whether the limit of watches stopped
+ * it. */
+static void watch_limit_check(CgroupWatch *w) {
+        if (w->limit_hit && !w->limit_hit_now) {
+                log_info(&w->m->log, "Every directory of the cgroup tree is watched again.");
+                w->limit_hit = false;
+        }
+        w->limit_hit_now = false;
+}
+
 static void watch_clear(CgroupWatch *w) {
         while (w->n_dirs > 0)
                 watch_remove_at(w, w->n_dirs - 1, true);
@@ -285,7 +315,9 @@ static void watch_attach(CgroupWatch *w) {
                 char *slash;
 
                 watch_clear(w);
+                w->limit_hit_now = false;
                 watch_add_tree(w, "", 0, false);
+                watch_limit_check(w);
                 if (w->n_dirs > 0) {
                         if (w->gone)
                                 log_info(&w->m->log, "The cgroup tree at %s is back.", w->top);
@@ -313,7 +345,38 @@ static void watch_attach(CgroupWatch *w) {
 
 /* Every directory read again, and watched if it was missed. */
 static void watch_rescan_all(CgroupWatch *w) {
+        w->limit_hit_now = false;
         watch_add_tree(w, "", 0, true);
+        watch_limit_check(w);
+}
+
+/* Events were lost: the removal of directories too, so what is known is
+ * dropped and the tree read again from scratch (every process placed
+ * again). What the app scopes' xattr said is carried over, so that a
+ * focus change lost with the events is acted on. */
+static void watch_reattach(CgroupWatch *w) {
+        WatchDir **old = TAKE_PTR(w->dirs);
+        size_t n_old = w->n_dirs;
+
+        w->n_dirs = 0;
+        for (size_t i = 0; i < n_old; i++)
+                (void) inotify_rm_watch(w->fd, old[i]->wd);
+        watch_attach(w);
+        for (size_t i = 0; i < w->n_dirs; i++) {
+                WatchDir *d = w->dirs[i];
+
+                if (!d->app_scope)
+                        continue;
+                for (size_t k = 0; k < n_old; k++)
+                        if (old[k]->app_scope && old[k]->inactive >= 0 && streq(old[k]->path, d->path)) {
+                                d->inactive = old[k]->inactive;
+                                watch_check_inactive(w, d);
+                                break;
+                        }
+        }
+        for (size_t i = 0; i < n_old; i++)
+                watch_dir_free(old[i]);
+        free(old);
 }
 
 static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
@@ -323,7 +386,7 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
 
         if (e->mask & IN_Q_OVERFLOW) {
                 log_notice(&w->m->log, "cgroup events were lost: reading the whole tree again.");
-                watch_rescan_all(w);
+                watch_reattach(w);
                 return;
         }
         if (e->wd == w->wait_wd) {
@@ -358,7 +421,10 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
         if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) {
                 if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
                         watch_add_tree(w, sub, 0, false);
-        } else if ((e->mask & IN_MOVED_FROM) && (e->mask & IN_ISDIR)) {
+        } else if ((e->mask & (IN_MOVED_FROM | IN_DELETE)) && (e->mask & IN_ISDIR)) {
+                /* A removed directory's own IN_IGNORED drops its entry
+                 * too; this does not depend on it, nor on which comes
+                 * first. */
                 if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
                         watch_remove_tree(w, sub);
         } else if ((e->mask & IN_MODIFY) &&
@@ -366,19 +432,23 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
                 watch_read_procs(w, d, false);
 }
 
+/* One buffer per wakeup: a flood of units (or the events the handling
+ * itself causes) must not keep the loop here, where D-Bus calls and the
+ * watchdog's keep-alive wait. The descriptor is level-triggered: what is
+ * left wakes the loop again. */
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
         CgroupWatch *w = userdata;
         ssize_t n;
 
         (void) s, (void) revents;
-        while ((n = read(fd, buf, sizeof(buf))) > 0)
-                for (char *p = buf; p < buf + n;) {
-                        const struct inotify_event *e = (const struct inotify_event *) p;
+        n = read(fd, buf, sizeof(buf));
+        for (char *p = buf; n > 0 && p < buf + n;) {
+                const struct inotify_event *e = (const struct inotify_event *) p;
 
-                        watch_handle(w, e);
-                        p += sizeof(*e) + e->len;
-                }
+                watch_handle(w, e);
+                p += sizeof(*e) + e->len;
+        }
         return 0;
 }
 
@@ -440,8 +510,13 @@ CgroupWatch *cgroup_watch_free(CgroupWatch *w) {
 }
 
 void cgroup_watch_rescan(CgroupWatch *w) {
-        if (w && w->n_dirs > 0)
-                watch_rescan_all(w);
+        if (!w || w->n_dirs == 0)
+                return;
+        /* The focus first, so that the processes are placed with it. */
+        for (size_t i = 0; i < w->n_dirs; i++)
+                if (w->dirs[i]->app_scope)
+                        watch_check_inactive(w, w->dirs[i]);
+        watch_rescan_all(w);
 }
 
 const char *cgroup_watch_cgroup_of(const CgroupWatch *w, pid_t pid) {

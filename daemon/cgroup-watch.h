@@ -19,7 +19,8 @@ CgroupWatch *cgroup_watch_free(CgroupWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(CgroupWatch *, cgroup_watch_free);
 
 /* Reads every unit again and places all its processes (back in auto
- * mode, a new configuration). */
+ * mode, a new configuration), after acting on what the app scopes' xattr
+ * did while it was not followed (in manual mode). */
 void cgroup_watch_rescan(CgroupWatch *w);
 
 /* The cgroup path ("/system.slice/foo.service") where pid was last seen

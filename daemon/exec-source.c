@@ -4,6 +4,7 @@
  * process; boostd asks for exec and exit only (kernels since 6.6 filter
  * per socket, older ones send all and the rest is skipped here). */
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -13,20 +14,35 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 
+#include "cgroup-watch.h"
 #include "exec-source.h"
 #include "log.h"
 #include "manager.h"
 #include "util.h"
 
 #define RCVBUF_SIZE (4 * 1024 * 1024)
+/* Datagrams read per wakeup. A burst (make -j, a flood of forks) must not
+ * keep the loop here: D-Bus calls and the watchdog's keep-alive wait until
+ * this returns. The socket is level-triggered, so what is left wakes the
+ * loop again, after the sources that were waiting meanwhile. */
+#define BATCH_MAX 64
+/* After events were lost, the units are read again this much later: once
+ * for a burst of overflows. */
+#define RESCAN_DELAY_USEC (1 * USEC_PER_SEC)
+/* After an unexpected read error, reading pauses this long: an error that
+ * stays would otherwise wake the loop without end. */
+#define ERROR_PAUSE_USEC (1 * USEC_PER_SEC)
 
 struct ExecSource {
         Manager *m;
         int fd;
         char *seam_path;                /* the test seam's socket, or NULL */
         sd_event_source *io;
-        bool overrun_logged;
+        sd_event_source *rescan;        /* events were lost: read the units */
+        sd_event_source *resume;        /* reading paused after an error */
+        bool error_logged;              /* until a read succeeds again */
 };
 
 /* PROC_CN_MCAST_LISTEN with an event filter (struct proc_input of
@@ -36,10 +52,84 @@ typedef struct ProcInput {
         uint32_t event_type;
 } ProcInput;
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* A oneshot timer, made or armed again; 0 if it is armed already. */
+static int timer_arm(ExecSource *s, sd_event_source **t, uint64_t usec, sd_event_time_handler_t fn,
+                     const char *description) {
+        int enabled, r;
+
+        if (!*t) {
+                r = sd_event_add_time(s->m->event, t, CLOCK_MONOTONIC, now_usec() + usec, 0, fn, s);
+                if (r < 0)
+                        return r;
+                (void) sd_event_source_set_description(*t, description);
+                return 1;
+        }
+        r = sd_event_source_get_enabled(*t, &enabled);
+        if (r < 0 || enabled != SD_EVENT_OFF)
+                return r < 0 ? r : 0;
+        r = sd_event_source_set_time(*t, now_usec() + usec);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(*t, SD_EVENT_ONESHOT);
+        return r < 0 ? r : 1;
+}
+
+static int on_rescan(sd_event_source *t, uint64_t usec, void *userdata) {
+        ExecSource *s = userdata;
+
+        (void) t, (void) usec;
+        cgroup_watch_rescan(s->m->cgroups);
+        return 0;
+}
+
+/* The receive queue overflowed: the execs among the lost events were
+ * not placed. Most processes are in units, and reading those again
+ * places them by what they run now; later, so that one read covers a
+ * burst of overflows, which is when they come. */
+static void exec_source_lost(ExecSource *s) {
+        int r;
+
+        r = timer_arm(s, &s->rescan, RESCAN_DELAY_USEC, on_rescan, "exec-events-rescan");
+        if (r > 0)
+                log_notice(&s->m->log, "Exec events were lost (the receive queue overflowed): reading the units again.");
+        else if (r < 0)
+                log_warning_errno(&s->m->log, r, "Exec events were lost (the receive queue overflowed), and the units cannot be read again: %m");
+}
+
+static int on_resume(sd_event_source *t, uint64_t usec, void *userdata) {
+        ExecSource *s = userdata;
+
+        (void) t, (void) usec;
+        (void) sd_event_source_set_enabled(s->io, SD_EVENT_ON);
+        return 0;
+}
+
+/* An error sd-event would take as the end of the source if returned: the
+ * events would stop for good. Logged once until a read succeeds, and
+ * reading pauses a moment, so that an error that stays does not spin. */
+static void exec_source_read_error(ExecSource *s, int error) {
+        if (!s->error_logged)
+                log_warning_errno(&s->m->log, error, "Failed to read exec events, trying again: %m");
+        s->error_logged = true;
+        if (timer_arm(s, &s->resume, ERROR_PAUSE_USEC, on_resume, "exec-events-resume") >= 0)
+                (void) sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
+}
+
 static void exec_source_handle(const ExecEvent *e, void *userdata) {
         ExecSource *s = userdata;
         int r;
 
+        if (e->type == EXEC_EVENT_LOST) {
+                exec_source_lost(s);
+                return;
+        }
         if (e->type == EXEC_EVENT_EXIT) {
                 manager_forget_process(s->m, e->pid);
                 return;
@@ -58,6 +148,12 @@ int exec_events_from_text(const char *buf, size_t n, ExecEventFn fn, void *userd
                 return -EBADMSG;
         memcpy(text, buf, n);
         text[n] = '\0';
+        if (sscanf(text, "%7s %n", word, &end) == 1 && text[end] == '\0' && streq(word, "lost")) {
+                e = (ExecEvent) { EXEC_EVENT_LOST, 0 };
+                fn(&e, userdata);
+                return 1;
+        }
+        end = 0;
         if (sscanf(text, "%7s %d %n", word, &pid, &end) != 2 || text[end] != '\0' || pid <= 0)
                 return -EBADMSG;
         if (streq(word, "exec"))
@@ -73,7 +169,10 @@ int exec_events_from_text(const char *buf, size_t n, ExecEventFn fn, void *userd
 
 int exec_events_from_netlink(const void *buf, size_t n, ExecEventFn fn, void *userdata) {
         const struct nlmsghdr *h = buf;
-        size_t left = n;
+        /* Signed: NLMSG_NEXT() steps by the aligned length, more than is
+         * left when the last message's length is not aligned. Unsigned,
+         * it would wrap, and the walk go on past the buffer. */
+        ssize_t left = (ssize_t) MIN(n, (size_t) SSIZE_MAX);
         int count = 0;
 
         for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
@@ -129,7 +228,7 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
         uint8_t buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         (void) io, (void) revents;
-        for (;;) {
+        for (unsigned i = 0; i < BATCH_MAX; i++) {
                 struct sockaddr_nl sa = {};
                 struct iovec iov = { buf, sizeof(buf) };
                 struct msghdr mh = {
@@ -145,15 +244,13 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
                         if (errno == EAGAIN || errno == EINTR)
                                 return 0;
                         if (errno == ENOBUFS) {
-                                /* The queue overflowed: some execs were
-                                 * missed. Their units are still read. */
-                                if (!s->overrun_logged)
-                                        log_notice(&s->m->log, "Exec events were lost: the receive queue overflowed.");
-                                s->overrun_logged = true;
+                                exec_source_lost(s);
                                 continue;
                         }
-                        return log_warning_errno(&s->m->log, -errno, "Failed to read exec events: %m");
+                        exec_source_read_error(s, -errno);
+                        return 0;
                 }
+                s->error_logged = false;
                 if (s->seam_path)
                         r = exec_events_from_text((const char *) buf, (size_t) n, exec_source_handle, s);
                 else if (mh.msg_namelen < sizeof(sa) || sa.nl_pid != 0)
@@ -163,6 +260,7 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
                 if (r < 0)
                         log_debug(&s->m->log, "Ignoring a malformed exec event of %zd bytes.", n);
         }
+        return 0;
 }
 
 static int connector_send(int fd, const void *data, uint16_t len) {
@@ -218,26 +316,34 @@ void exec_connector_close(int fd) {
         close(fd);
 }
 
-/* The test seam: a datagram socket at path, mode 0600. */
+/* The test seam: a datagram socket at path, mode 0600 from the start.
+ * The node bind() makes takes the mode of the socket's inode (less the
+ * umask): set before, it leaves no moment in which others may send
+ * events, as a chmod() after would. Nothing can fail after the bind, so
+ * that a node made is always one exec_source_free() removes. */
 static int exec_source_bind_seam(ExecSource *s, const char *path) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_(freep) char *p = NULL;
+        _cleanup_(closep) int fd = -1;
         struct stat st;
 
         if (strlen(path) >= sizeof(sa.sun_path))
                 return -ENAMETOOLONG;
         strcpy(sa.sun_path, path);
-        s->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (s->fd < 0)
+        p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        if (fchmod(fd, 0600) < 0)
                 return -errno;
         if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
                 (void) unlink(path);    /* left by an earlier run */
-        if (bind(s->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return -errno;
-        s->seam_path = strdup(path);
-        if (!s->seam_path)
-                return -ENOMEM;
-        if (chmod(path, 0600) < 0)
-                return -errno;
+        s->fd = TAKE_FD(fd);
+        s->seam_path = TAKE_PTR(p);
         return 0;
 }
 
@@ -285,6 +391,8 @@ ExecSource *exec_source_free(ExecSource *s) {
         if (!s)
                 return NULL;
         sd_event_source_disable_unref(s->io);
+        sd_event_source_disable_unref(s->rescan);
+        sd_event_source_disable_unref(s->resume);
         if (s->seam_path && s->fd >= 0)
                 close(s->fd);
         else

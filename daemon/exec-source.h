@@ -14,7 +14,9 @@ typedef struct ExecSource ExecSource;
 
 typedef enum ExecEventType {
         EXEC_EVENT_EXEC,
-        EXEC_EVENT_EXIT,        /* of a whole process (its thread group leader) */
+        EXEC_EVENT_EXIT,        /* of a thread group's leader: the process
+                                 * may live on (manager_forget_process()) */
+        EXEC_EVENT_LOST,        /* events were lost (pid 0) */
 } ExecEventType;
 
 typedef struct ExecEvent {
@@ -30,7 +32,8 @@ typedef struct ExecEvent {
  * The test seam: when seam_path is set (boostd takes it from
  * $BOOSTD_EXEC_SOURCE), a unix datagram socket is bound there instead
  * (mode 0600) and reads datagrams "exec PID" and "exit PID", handled by
- * the same code as the connector's events. */
+ * the same code as the connector's events, and "lost", handled as the
+ * connector's receive queue overflowing (ENOBUFS). */
 int exec_source_new(Manager *m, const char *seam_path, ExecSource **ret);
 ExecSource *exec_source_free(ExecSource *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ExecSource *, exec_source_free);

@@ -252,5 +252,9 @@ int journal_save(Journal *j) {
                 if (r < 0)
                         return r;
         }
-        return journal_write(j, "state", sbuf);
+        r = journal_write(j, "state", sbuf);
+        if (r < 0)
+                return r;
+        j->dirty = false;
+        return 0;
 }

@@ -35,6 +35,9 @@ typedef struct Journal {
         size_t n_groups;
         JournalPid *placed;             /* PIDs boostd moved out of root */
         size_t n_placed;
+        bool dirty;                     /* placed changed since the last save
+                                         * (backends leave the save to the
+                                         * manager: it batches them) */
 
         /* "state": what the API set; survives restarts, not reboots */
         bool manual;

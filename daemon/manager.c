@@ -120,6 +120,7 @@ Manager *manager_free(Manager *m) {
         input_source_free(m->input);
         power_source_free(m->power);
         sd_event_source_disable_unref(m->save_later);
+        sd_event_source_disable_unref(m->linger_timer);
         holds_done(&m->holds);
         sd_event_source_disable_unref(m->hold_timer);
         sd_event_unref(m->event);
@@ -134,6 +135,7 @@ Manager *manager_free(Manager *m) {
         free(m->exec_source_path);
         free(m->foreground_unit);
         free(m->games);
+        free(m->lingering);
         free(m);
         return NULL;
 }
@@ -200,12 +202,68 @@ int manager_apply_all(Manager *m) {
         return ret;
 }
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
 static int manager_save(Manager *m) {
         int r = journal_save(m->journal);
 
         if (r < 0)
                 log_warning_errno(&m->log, r, "Failed to save state in %s, ignoring: %m", m->journal->dir);
+        /* this save holds whatever a pending one would have */
+        if (m->save_later)
+                (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_OFF);
+        m->save_pending_since = 0;
         return 0;
+}
+
+static int on_save_later(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        (void) s;
+        manager_save(m);
+        return 0;
+}
+
+/* Saves once, when the events pending now are handled, however many
+ * changes they make (a burst of execs or exits, the walk of the tree at
+ * start): the journal is rewritten whole, up to JOURNAL_PLACED_MAX
+ * entries, so a save per change would cost O(N^2).
+ *
+ * What waits here is the list of placed processes. A clean stop does not
+ * need it on disk: it restores from memory and saves then. A crash loses
+ * the changes since the last save; the next start places every process
+ * of every unit again and records it, so what is lost is at most the
+ * record of processes outside units, left in their group until they exit.
+ * Under a flood the idle moment may not come, so a save waits at most
+ * SAVE_DELAY_MAX_USEC: the window stays short. The kernel state found at
+ * start, the boosts and what the API sets are saved at once. */
+#define SAVE_DELAY_MAX_USEC (1 * USEC_PER_SEC)
+
+static void manager_save_later(Manager *m) {
+        uint64_t now = now_usec();
+        int r;
+
+        if (!m->event || (m->save_pending_since > 0 && now - m->save_pending_since >= SAVE_DELAY_MAX_USEC)) {
+                manager_save(m);
+                return;
+        }
+        if (!m->save_later) {
+                r = sd_event_add_defer(m->event, &m->save_later, on_save_later, m);
+                if (r < 0) {
+                        manager_save(m);
+                        return;
+                }
+                (void) sd_event_source_set_priority(m->save_later, SD_EVENT_PRIORITY_IDLE);
+                (void) sd_event_source_set_description(m->save_later, "journal-save");
+        }
+        (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_ONESHOT);
+        if (m->save_pending_since == 0)
+                m->save_pending_since = now;
 }
 
 /* Moves a process, named by PID and start time, into group i. */
@@ -220,6 +278,8 @@ static int manager_attach(Manager *m, const ProcessId *id, size_t i) {
          * process connector) it keeps those that are gone. */
         if (r == -ENOSPC && journal_pid_prune(&j->placed, &j->n_placed, m->proc_root) > 0)
                 r = m->backend->vt->attach(m->backend, m->groups[i].name, id);
+        if (j->dirty)
+                manager_save_later(m);
         return r;
 }
 
@@ -463,16 +523,18 @@ int manager_classify(Manager *m, pid_t pid, const char *group, sd_bus_error *err
         return 0;
 }
 
-/* Where the process is in the cgroup v2 tree: where the tree watch saw
- * it, else /proc/PID/cgroup. */
+/* Where the process is in the cgroup v2 tree: /proc/PID/cgroup. Where
+ * the tree watch last saw it is only a fallback for a process without a
+ * v2 line: the watch does not hear a process leave (moved to another
+ * unit, or exited and its PID reused), so its answer may be stale. */
 static char *manager_cgroup_of(Manager *m, pid_t pid) {
-        const char *cg = cgroup_watch_cgroup_of(m->cgroups, pid);
+        const char *cg;
         char *ret = NULL;
 
-        if (cg)
-                return strdup(cg);
-        (void) proc_get_cgroup(m->proc_root, pid, &ret);
-        return ret;
+        if (proc_get_cgroup(m->proc_root, pid, &ret) < 0 || ret)
+                return ret;
+        cg = cgroup_watch_cgroup_of(m->cgroups, pid);
+        return cg ? strdup(cg) : NULL;
 }
 
 static bool manager_is_foreground(Manager *m, pid_t pid, const char *cgroup) {
@@ -500,9 +562,11 @@ static int manager_target(Manager *m, pid_t pid, const char *cgroup, ClassifyRea
         r = proc_get_info(m->proc_root, pid, rules_need_user_names(m->config), &info, &buf);
         if (r < 0)
                 return r;
+        /* The caller's is as fresh as /proc's: it just read the unit's
+         * cgroup.procs. The watch's memory is not (manager_cgroup_of()). */
         if (cgroup)
                 info.cgroup = cgroup;
-        else if (cgroup_watch_cgroup_of(m->cgroups, pid))
+        else if (!info.cgroup)
                 info.cgroup = cgroup_watch_cgroup_of(m->cgroups, pid);
         f.info = &info;
         if (c && process_id_is_current(m->proc_root, &c->id) > 0)
@@ -651,13 +715,6 @@ int manager_set_foreground_unit(Manager *m, const char *unit) {
         manager_save(m);
         log_info(&m->log, "Foreground: %s.", unit ?: "none");
         return 0;
-}
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
 static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata);
@@ -828,34 +885,10 @@ int manager_place_by_rules(Manager *m, pid_t pid, const char *cgroup) {
         return manager_place(m, pid, cgroup, true, NULL);
 }
 
-static int on_save_later(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-
-        (void) s;
-        manager_save(m);
-        return 0;
-}
-
-/* Saves once, after the events pending now, however many changes they
- * make (a burst of exits). */
-static void manager_save_later(Manager *m) {
-        int r;
-
-        if (!m->event) {
-                manager_save(m);
-                return;
-        }
-        if (!m->save_later) {
-                r = sd_event_add_defer(m->event, &m->save_later, on_save_later, m);
-                if (r < 0) {
-                        manager_save(m);
-                        return;
-                }
-                (void) sd_event_source_set_priority(m->save_later, SD_EVENT_PRIORITY_IDLE);
-                (void) sd_event_source_set_description(m->save_later, "journal-save");
-        }
-        (void) sd_event_source_set_enabled(m->save_later, SD_EVENT_ONESHOT);
-}
+/* How often a process whose leader exited is looked at again, and how
+ * many are. */
+#define LINGER_CHECK_USEC (2 * USEC_PER_SEC)
+#define LINGERING_MAX 4096U
 
 static bool games_remove(Manager *m, pid_t pid) {
         for (size_t i = 0; i < m->n_games; i++)
@@ -867,17 +900,110 @@ static bool games_remove(Manager *m, pid_t pid) {
         return false;
 }
 
-void manager_forget_process(Manager *m, pid_t pid) {
-        Journal *j = m->journal;
-        size_t placed = j->n_placed, classified = j->n_classified;
+/* Whether what is kept about the process named by id can go; *linger is
+ * set when the process lives on after its leader exited. An error reading
+ * /proc counts as gone, as every exit event did before. */
+static bool manager_process_gone(Manager *m, const ProcessId *id, bool *linger) {
+        bool leader_exited;
+        int r;
 
-        if (games_remove(m, pid))
-                log_debug(&m->log, "Game PID %d exited.", (int) pid);
-        cgroup_watch_forget(m->cgroups, pid);
-        journal_pid_remove(&j->placed, &j->n_placed, pid);
-        journal_pid_remove(&j->classified, &j->n_classified, pid);
-        if (j->n_placed != placed || j->n_classified != classified)
+        r = process_id_is_gone(m->proc_root, id, &leader_exited);
+        if (r == 0 && leader_exited)
+                *linger = true;
+        return r != 0;
+}
+
+/* Drops what is kept about PID if its process is gone; returns true if
+ * something stays about a process whose leader exited. */
+static bool manager_drop_if_gone(Manager *m, pid_t pid) {
+        Journal *j = m->journal;
+        bool linger = false, changed = false;
+        JournalPid *p;
+
+        for (size_t i = 0; i < m->n_games; i++)
+                if (m->games[i].pid == pid) {
+                        if (manager_process_gone(m, &m->games[i], &linger)) {
+                                (void) games_remove(m, pid);
+                                log_debug(&m->log, "Game PID %d exited.", (int) pid);
+                        }
+                        break;
+                }
+        p = journal_pid_find(j->placed, j->n_placed, pid);
+        if (p && manager_process_gone(m, &p->id, &linger)) {
+                journal_pid_remove(&j->placed, &j->n_placed, pid);
+                changed = true;
+        }
+        p = journal_pid_find(j->classified, j->n_classified, pid);
+        if (p && manager_process_gone(m, &p->id, &linger)) {
+                journal_pid_remove(&j->classified, &j->n_classified, pid);
+                changed = true;
+        }
+        if (changed)
                 manager_save_later(m);
+        return linger;
+}
+
+static int on_linger_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        size_t k = 0;
+
+        (void) s, (void) usec;
+        for (size_t i = 0; i < m->n_lingering; i++)
+                if (manager_drop_if_gone(m, m->lingering[i]))
+                        m->lingering[k++] = m->lingering[i];
+        m->n_lingering = k;
+        if (k > 0) {
+                (void) sd_event_source_set_time(m->linger_timer, now_usec() + LINGER_CHECK_USEC);
+                (void) sd_event_source_set_enabled(m->linger_timer, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+/* A process whose leader exited while other threads live: its end makes
+ * no event of its own (a thread's exit is not the process's), so it is
+ * looked at again until it is gone. */
+static void manager_linger(Manager *m, pid_t pid) {
+        pid_t *l;
+        int enabled, r;
+
+        for (size_t i = 0; i < m->n_lingering; i++)
+                if (m->lingering[i] == pid)
+                        return;
+        if (m->n_lingering >= LINGERING_MAX || !m->event)
+                return;         /* kept until a restart, as without the check */
+        l = realloc(m->lingering, (m->n_lingering + 1) * sizeof(pid_t));
+        if (!l)
+                return;
+        m->lingering = l;
+        m->lingering[m->n_lingering++] = pid;
+        if (!m->linger_timer) {
+                r = sd_event_add_time(m->event, &m->linger_timer, CLOCK_MONOTONIC,
+                                      now_usec() + LINGER_CHECK_USEC, 0, on_linger_timer, m);
+                if (r < 0) {
+                        m->n_lingering--;
+                        return;
+                }
+                (void) sd_event_source_set_description(m->linger_timer, "exit-recheck");
+                return;
+        }
+        if (sd_event_source_get_enabled(m->linger_timer, &enabled) < 0 || enabled == SD_EVENT_OFF) {
+                (void) sd_event_source_set_time(m->linger_timer, now_usec() + LINGER_CHECK_USEC);
+                (void) sd_event_source_set_enabled(m->linger_timer, SD_EVENT_ONESHOT);
+        }
+}
+
+/* The exit event of a thread group's leader ends the process only if no
+ * other thread lives. After pthread_exit() of the main thread the others
+ * go on; when a thread other than the leader calls execve(), the leader
+ * exits and that thread takes over its PID and start time; in an
+ * exit_group() the leader's event may come before the other threads are
+ * done. Classify(), GameMode's registration and the placed entry stay
+ * until the process is gone. */
+void manager_forget_process(Manager *m, pid_t pid) {
+        if (manager_drop_if_gone(m, pid))
+                manager_linger(m, pid);
+        /* Read again as new when the unit lists it: a reused PID is placed. */
+        cgroup_watch_forget(m->cgroups, pid);
 }
 
 int manager_game_register(Manager *m, pid_t pid) {

@@ -81,6 +81,10 @@ typedef struct Manager {
         GameModeWatch *gamemode;        /* GameMode's games */
         sd_event_source *save_later;    /* a journal save after the events
                                          * pending now */
+        uint64_t save_pending_since;    /* CLOCK_MONOTONIC µs; 0: none */
+        pid_t *lingering;               /* leader exited, other threads live */
+        size_t n_lingering;
+        sd_event_source *linger_timer;  /* looks at them again */
         bool started;
 } Manager;
 
@@ -119,7 +123,8 @@ int manager_set_power_state(Manager *m, PowerState state);
  * to one moved elsewhere by hand since boostd placed it. */
 int manager_set_input_boost(Manager *m, const char *group, unsigned boost);
 int manager_place_by_rules(Manager *m, pid_t pid, const char *cgroup);
-/* A process exited: forget what is kept about it. */
+/* The leader of a thread group exited: forget what is kept about the
+ * process once it is gone (no other thread lives). */
 void manager_forget_process(Manager *m, pid_t pid);
 /* GameMode: a registered game goes to performance until it unregisters
  * (Classify() and Pin= still outrank it); clear drops every game (the

@@ -17,16 +17,12 @@ static char *proc_path(const char *proc_root, pid_t pid, const char *file) {
         return p;
 }
 
-int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
-        _cleanup_(freep) char *path = NULL, *line = NULL;
+/* The state (field 3) and start time (field 22) of a stat file. */
+static int stat_read(const char *path, char *ret_state, uint64_t *ret_start_time) {
+        _cleanup_(freep) char *line = NULL;
         const char *s;
         int r;
 
-        if (pid <= 0)
-                return -ESRCH;
-        path = proc_path(proc_root, pid, "stat");
-        if (!path)
-                return -ENOMEM;
         r = read_one_line(path, &line);
         if (r == -ENOENT)
                 return -ESRCH;
@@ -38,16 +34,18 @@ int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
         if (!s)
                 return -EIO;
         s++;
-        /* after ')' come fields 3..; start time is field 22 */
         for (int field = 3; field <= 22; field++) {
                 while (*s == ' ')
                         s++;
+                if (field == 3 && ret_state)
+                        *ret_state = *s;
                 if (field == 22) {
                         unsigned long long v;
 
                         if (sscanf(s, "%llu", &v) != 1)
                                 return -EIO;
-                        *ret = v;
+                        if (ret_start_time)
+                                *ret_start_time = v;
                         return 0;
                 }
                 s = strchr(s, ' ');
@@ -55,6 +53,67 @@ int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
                         return -EIO;
         }
         return -EIO;
+}
+
+int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (pid <= 0)
+                return -ESRCH;
+        path = proc_path(proc_root, pid, "stat");
+        if (!path)
+                return -ENOMEM;
+        return stat_read(path, NULL, ret);
+}
+
+static bool state_is_exited(char state) {
+        return state == 'Z' || state == 'X' || state == 'x';
+}
+
+int process_id_is_gone(const char *proc_root, const ProcessId *id, bool *ret_leader_exited) {
+        _cleanup_(freep) char *path = NULL, *task = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        uint64_t start;
+        char state = 0;
+        int r;
+
+        if (ret_leader_exited)
+                *ret_leader_exited = false;
+        if (id->pid <= 0)
+                return 1;
+        path = proc_path(proc_root, id->pid, "stat");
+        task = proc_path(proc_root, id->pid, "task");
+        if (!path || !task)
+                return -ENOMEM;
+        r = stat_read(path, &state, &start);
+        if (r == -ESRCH)
+                return 1;
+        if (r < 0)
+                return r;
+        if (start != id->start_time)
+                return 1;               /* the PID is someone else's now */
+        if (!state_is_exited(state))
+                return 0;
+
+        /* The leader exited: the process lives while another thread does. */
+        if (ret_leader_exited)
+                *ret_leader_exited = true;
+        d = opendir(task);
+        if (!d)
+                return errno == ENOENT ? 1 : -errno;
+        while ((de = readdir(d))) {
+                _cleanup_(freep) char *p = NULL;
+                unsigned tid;
+
+                if (parse_uint(de->d_name, INT32_MAX, &tid) < 0 || (pid_t) tid == id->pid)
+                        continue;
+                if (asprintf(&p, "%s/%u/stat", task, tid) < 0)
+                        return -ENOMEM;
+                if (stat_read(p, &state, NULL) >= 0 && !state_is_exited(state))
+                        return 0;
+        }
+        return 1;
 }
 
 int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret) {

@@ -37,4 +37,10 @@ void process_info_buf_done(ProcessInfoBuf *buf);
 /* 1 if pid is alive with the same start time, 0 if gone or reused. */
 int process_id_is_current(const char *proc_root, const ProcessId *id);
 
+/* 1 if the process is gone: no such PID, the PID reused, or no task left
+ * that has not exited (zombies wait to be reaped); 0 if it lives. Its
+ * leader may have exited while it lives (pthread_exit() of the main
+ * thread): *ret_leader_exited says so. */
+int process_id_is_gone(const char *proc_root, const ProcessId *id, bool *ret_leader_exited);
+
 int pidfd_open_pid(pid_t pid);

@@ -3,7 +3,9 @@
 """Integration tests of boostd's process classification in auto mode on a
 real private D-Bus daemon, against a temporary root: a fake cgroup v2 tree
 at <root>/sys/fs/cgroup whose units the test makes, with the PIDs of real
-sleep processes in their cgroup.procs (the proc root is the real /proc);
+sleep processes in their cgroup.procs; the proc root (BOOSTD_PROC_ROOT) is
+<root>/proc, where each of them links to its real files but has the cgroup
+the fake tree gives it;
 exec and exit events through the BOOSTD_EXEC_SOURCE socket; GameMode's
 signals from a python-dbusmock service that owns
 com.feralinteractive.GameMode on the private bus. What boostd does shows
@@ -82,7 +84,8 @@ class ProcsTest(harness.BoostdTest):
         for name in ('ticker', 'pinned'):
             os.symlink(shutil.which('sleep'), os.path.join(self.bin, name))
         self.sock = os.path.join(self.root, 'exec.sock')
-        self.daemon_env = {'BOOSTD_EXEC_SOURCE': self.sock}
+        self.proc = os.path.join(self.root, 'proc')
+        self.daemon_env = {'BOOSTD_EXEC_SOURCE': self.sock, 'BOOSTD_PROC_ROOT': self.proc}
         self.client = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.children = []
         self.gamemode = None
@@ -103,7 +106,20 @@ class ProcsTest(harness.BoostdTest):
         p = subprocess.Popen([prog, '300'])
         self.children.append(p)
         eventually(lambda: self.comm(p.pid) == name, msg=f'{name} running')
+        self.proc_cgroup(p.pid, '/')
         return p.pid
+
+    def proc_cgroup(self, pid, cgroup):
+        """The process as boostd sees it: its real files, this cgroup."""
+        d = f'{self.proc}/{pid}'
+        os.makedirs(d, exist_ok=True)
+        for name in ('stat', 'status', 'comm', 'task'):
+            if not os.path.lexists(f'{d}/{name}'):
+                os.symlink(f'/proc/{pid}/{name}', f'{d}/{name}')
+        if not os.path.lexists(f'{d}/exe'):
+            os.symlink(os.readlink(f'/proc/{pid}/exe'), f'{d}/exe')
+        with open(f'{d}/cgroup', 'w') as f:
+            f.write(f'0::{cgroup}\n')
 
     @staticmethod
     def comm(pid):
@@ -114,6 +130,8 @@ class ProcsTest(harness.BoostdTest):
         """Makes (or fills) a unit's directory, as systemd does."""
         d = f'{self.root}/sys/fs/cgroup/{path}'
         os.makedirs(d, exist_ok=True)
+        for p in pids:
+            self.proc_cgroup(p, f'/{path}')
         with open(f'{d}/cgroup.procs', 'w') as f:
             f.write(''.join(f'{p}\n' for p in pids))
 

@@ -2,7 +2,11 @@
 /* Units as they appear in a fake cgroup v2 tree under a temporary root:
  * processes placed by the rules on their unit and slices, PIDs added
  * later, forks during a move, manual mode, the tree vanishing and coming
- * back, the foreground unit, GNOME's inactive-since xattr. */
+ * back, the foreground unit, GNOME's inactive-since xattr. The manager
+ * reads processes below <root>/proc, where each test process is linked
+ * to its real files but has the cgroup the fake tree gives it. */
+#include <sched.h>
+#include <sys/inotify.h>
 #include <sys/xattr.h>
 
 #include "tests.h"
@@ -30,14 +34,29 @@ typedef struct Fixture {
         size_t n_pids;
 } Fixture;
 
+/* The process's cgroup, as /proc/PID/cgroup tells it. */
+static void proc_cgroup(Fixture *f, pid_t pid, const char *cgroup) {
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/proc", f->root);
+        fake_proc_set(p, pid, cgroup);
+}
+
 static pid_t sleeper(Fixture *f) {
+        pid_t pid;
+
         assert_true(f->n_pids < ELEMENTSOF(f->pids));
-        return f->pids[f->n_pids++] = spawn_sleeper();
+        pid = f->pids[f->n_pids++] = spawn_sleeper();
+        proc_cgroup(f, pid, "/");
+        return pid;
 }
 
 static void start(Fixture *f, bool manual) {
-        ManagerOptions o = { .root = f->root, .log_level = LOG_CRIT };
+        char proc[4096];
+        ManagerOptions o = { .root = f->root, .proc_root = proc, .log_level = LOG_CRIT };
         char *error = NULL;
+
+        snprintf(proc, sizeof(proc), "%s/proc", f->root);
 
         if (manual) {
                 mkdirs(f->root, "run/boostd");
@@ -261,7 +280,10 @@ static void test_foreground_unit(void **state) {
 
         mkdirs(f->root, FOO "/payload");
         write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        proc_cgroup(f, a, "/system.slice/foo.service");
         write_file(f->root, FOO "/payload/cgroup.procs", "%d\n", b);
+        proc_cgroup(f, b, "/system.slice/foo.service/payload");
+        proc_cgroup(f, getpid(), "/");
         start(f, false);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
@@ -271,6 +293,7 @@ static void test_foreground_unit(void **state) {
         assert_true(in_group(f, "interactive", b));
         /* a process that joins the unit now is foreground too */
         write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", a, c);
+        proc_cgroup(f, c, "/system.slice/foo.service");
         assert_true(run_until_in(f, "interactive", c));
         /* another foreground (not in any unit): the unit goes back */
         assert_int_equal(manager_set_foreground(f->m, getpid(), NULL), 0);
@@ -279,6 +302,61 @@ static void test_foreground_unit(void **state) {
         assert_true(in_group(f, "background", b));
         assert_true(in_group(f, "background", c));
         assert_true(in_group(f, "interactive", getpid()));
+}
+
+/* The focus moved in manual mode: back in auto mode it is followed. */
+static void test_inactive_since_back_in_auto(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
+        mkdirs(f->root, APP "/app-gedit-1.scope");
+        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+        start(f, false);
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        run_for(f, 50);
+        assert_null(f->m->foreground_unit);
+        assert_false(in_group(f, "interactive", a));
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_non_null(f->m->foreground_unit);
+        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+        assert_true(in_group(f, "interactive", a));
+        /* and unfocused in manual mode: back in auto it is no longer */
+        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
+        run_for(f, 50);
+        assert_non_null(f->m->foreground_unit);
+        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_null(f->m->foreground_unit);
+        assert_true(in_group(f, "root", a));
+}
+
+/* Where a process is comes from /proc/PID/cgroup, not from where the
+ * watch last saw it: the watch does not hear a process leave a unit (an
+ * exit and a reused PID, a move it missed). */
+static void test_cgroup_from_proc(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        proc_cgroup(f, a, "/system.slice/foo.service");
+        start(f, false);
+        assert_true(in_group(f, "background", a));
+
+        /* now in bar.service, which the watch has not read since */
+        proc_cgroup(f, a, "/system.slice/bar.service");
+        assert_int_equal(manager_place_by_rules(f->m, a, NULL), 0);
+        assert_true(in_group(f, "performance", a));
+        assert_int_equal(manager_set_foreground(f->m, a, NULL), 0);
+        assert_string_equal(f->m->foreground_unit, "/system.slice/bar.service");
 }
 
 /* GNOME removes user.xdg.inactive-since from the app that gets the focus
@@ -309,6 +387,315 @@ static void test_inactive_since_xattr(void **state) {
         assert_null(f->m->foreground_unit);
 }
 
+/* Fills the watch's event queue until the kernel drops events (it
+ * queues IN_Q_OVERFLOW): writes to two files in a watched directory in
+ * turn, so that no two events in a row are the same and merged. */
+static void overflow_queue(Fixture *f) {
+        char p[4096];
+        int max, a, b;
+
+        max = read_int("/proc/sys/fs/inotify", "max_queued_events");
+        if (max <= 0 || max > 1000000)
+                skip();
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/system.slice/noise-a", f->root);
+        a = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/system.slice/noise-b", f->root);
+        b = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        assert_true(a >= 0 && b >= 0);
+        for (int i = 0; i < max / 2 + 100; i++) {
+                assert_int_equal(write(a, "x", 1), 1);
+                assert_int_equal(write(b, "x", 1), 1);
+        }
+        close(a);
+        close(b);
+}
+
+static bool run_until_n_dirs(Fixture *f, size_t n) {
+        for (int i = 0; i < 400; i++) {
+                if (cgroup_watch_n_dirs(f->m->cgroups) == n)
+                        return true;
+                (void) sd_event_run(f->m->event, 5000);
+        }
+        return cgroup_watch_n_dirs(f->m->cgroups) == n;
+}
+
+/* Events lost in an overflow include removals: the watch starts again
+ * from what is there, and places what appeared meanwhile. */
+static void test_overflow_forgets_removed(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+
+        mkdirs(f->root, FOO);
+        mkdirs(f->root, BAR);
+        start(f, false);
+        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 4);
+        overflow_queue(f);
+        /* lost: its removal and the new unit */
+        rm_rf(f, BAR);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/baz.service");
+        write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
+        /* its write was lost too: placed when the tree is read again */
+        assert_true(run_until_in(f, "background", a));
+        run_for(f, 10);
+        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 4);
+        /* and the next removal is heard as before */
+        rm_rf(f, "sys/fs/cgroup/system.slice/baz.service");
+        assert_true(run_until_n_dirs(f, 3));
+}
+
+/* GNOME's xattr changed while the events were lost: the focus follows. */
+static void test_overflow_keeps_the_focus(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
+        mkdirs(f->root, APP "/app-gedit-1.scope");
+        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+        start(f, false);
+        assert_null(f->m->foreground_unit);
+        overflow_queue(f);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_non_null(f->m->foreground_unit);
+        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+}
+
+/* In a user namespace of its own, where the limit of inotify watches is
+ * this test's to set (sysctl user.max_inotify_watches), without touching
+ * the machine's. */
+static int limit_watches(unsigned max) {
+        char buf[64];
+        FILE *f = fopen("/proc/sys/user/max_inotify_watches", "we");
+
+        if (!f)
+                return -errno;
+        fprintf(f, "%u\n", max);
+        if (fclose(f) != 0)
+                return -errno;
+        return read_file("/", "proc/sys/user/max_inotify_watches", buf, sizeof(buf)) &&
+               (unsigned) atoi(buf) == max ? 0 : -EIO;
+}
+
+static int own_user_namespace(void) {
+        static const char *const files[] = { "/proc/self/setgroups", "/proc/self/uid_map", "/proc/self/gid_map" };
+        static const char *const values[] = { "deny", "0 0 1", "0 0 1" };
+
+        if (unshare(CLONE_NEWUSER) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                FILE *f = fopen(files[i], "we");
+
+                if (!f)
+                        return -errno;
+                fputs(values[i], f);
+                if (fclose(f) != 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+static unsigned count_lines_with(const char *path, const char *what) {
+        char line[4096];
+        unsigned n = 0;
+        FILE *f = fopen(path, "re");
+
+        while (f && fgets(line, sizeof(line), f))
+                if (strstr(line, what))
+                        n++;
+        if (f)
+                fclose(f);
+        return n;
+}
+
+#define CHILD_CHECK(x) do { if (!(x)) { fprintf(stderr, "check failed: %s:%d: %s\n", __FILE__, __LINE__, #x); ret = 1; goto out; } } while (0)
+
+/* The child's side: 0 if all went as it should, 77 if the test cannot
+ * run here. */
+static int watch_limit_child(Fixture *f) {
+        char proc[4096], log[4096];
+        ManagerOptions o = { .root = f->root, .proc_root = proc, .log_level = LOG_INFO };
+        char *error = NULL;
+        Manager *m = NULL;
+        int fd, ret = 0;
+
+        snprintf(proc, sizeof(proc), "%s/proc", f->root);
+        snprintf(log, sizeof(log), "%s/log", f->root);
+        if (own_user_namespace() < 0 || limit_watches(4) < 0)
+                return 77;
+        fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+                return 1;
+        close(fd);
+
+        /* top, system.slice, foo.service and one more: the rest is out */
+        CHILD_CHECK(manager_new(&o, &m, &error) == 0);
+        CHILD_CHECK(manager_start(m) == 0);
+        CHILD_CHECK(cgroup_watch_n_dirs(m->cgroups) == 4);
+        CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 1);
+        /* more that cannot be watched, and a read of the whole tree: not
+         * said again */
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/more.service");
+        for (int i = 0; i < 50; i++)
+                (void) sd_event_run(m->event, 1000);
+        cgroup_watch_rescan(m->cgroups);
+        CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 1);
+        /* room again: the next read watches them all */
+        CHILD_CHECK(limit_watches(100) == 0);
+        cgroup_watch_rescan(m->cgroups);
+        CHILD_CHECK(cgroup_watch_n_dirs(m->cgroups) == 9);
+        CHILD_CHECK(count_lines_with(log, "watched again") == 1);
+        /* and out again later: said again, once */
+        CHILD_CHECK(limit_watches(10) == 0);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/late-1.service");
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/late-2.service");
+        for (int i = 0; i < 50; i++)
+                (void) sd_event_run(m->event, 1000);
+        CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 2);
+out:
+        manager_free(m);
+        return ret;
+}
+
+/* Out of inotify watches: said once, not for every directory, and the
+ * directories missed are watched at the next read of the whole tree. */
+static void test_watch_limit(void **state) {
+        Fixture *f = *state;
+        int status;
+        pid_t pid;
+
+        mkdirs(f->root, FOO);
+        for (int i = 0; i < 5; i++) {
+                char p[256];
+
+                snprintf(p, sizeof(p), "sys/fs/cgroup/system.slice/unit-%d.service", i);
+                mkdirs(f->root, p);
+        }
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(watch_limit_child(f));
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+                skip();
+        if (WEXITSTATUS(status) != 0) {
+                char buf[8192];
+
+                fail_msg("%s", read_file(f->root, "log", buf, sizeof(buf)) ?: "no log");
+        }
+}
+
+/* A unit that appears with many processes (as a walk of the tree at
+ * start finds thousands): the journal is written once, after the burst,
+ * not once per process; and then it has them all, for a restart after a
+ * crash. */
+static void test_burst_saves_once(void **state) {
+        Fixture *f = *state;
+        char p[4096], q[4096], buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+        int fd, saves = 0, placed = 0;
+        ssize_t n;
+        FILE *procs;
+
+        start(f, false);
+        snprintf(p, sizeof(p), "%s/run/boostd", f->root);
+        fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(inotify_add_watch(fd, p, IN_MOVED_TO) >= 0);
+
+        /* made aside and moved in whole, as one event */
+        mkdirs(f->root, "staging/foo.service");
+        snprintf(p, sizeof(p), "%s/staging/foo.service/cgroup.procs", f->root);
+        procs = fopen(p, "w");
+        assert_non_null(procs);
+        for (int i = 0; i < 12; i++)
+                fprintf(procs, "%d\n", (int) sleeper(f));
+        assert_int_equal(fclose(procs), 0);
+        snprintf(p, sizeof(p), "%s/staging/foo.service", f->root);
+        snprintf(q, sizeof(q), "%s/" FOO, f->root);
+        assert_int_equal(rename(p, q), 0);
+        for (size_t i = 0; i < f->n_pids; i++)
+                assert_true(run_until_in(f, "background", f->pids[i]));
+        run_for(f, 20);
+
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len)
+                        if (streq(((struct inotify_event *) e)->name, "journal"))
+                                saves++;
+        close(fd);
+        assert_int_equal(saves, 1);
+        assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+        for (char *l = strstr(buf, "placed "); l; l = strstr(l + 1, "placed "))
+                placed++;
+        assert_int_equal(placed, 12);
+}
+
+/* A flood of units: placing the process of each makes the next one, as
+ * a machine that starts scopes without pause would. Between two reads of
+ * the events the loop runs the other sources (D-Bus, the watchdog): the
+ * one added here runs long before the flood ends. */
+#define FLOOD_UNITS 300
+
+static Fixture *flood_fixture;
+static unsigned flood_units, flood_units_when_other_ran;
+static sd_event_source *flood_other_source;
+static CgroupOps flood_ops;
+
+static int flood_other(sd_event_source *s, void *userdata) {
+        (void) s, (void) userdata;
+        if (flood_units_when_other_ran == 0)
+                flood_units_when_other_ran = flood_units;
+        return 0;
+}
+
+static void flood_unit(Fixture *f, unsigned i) {
+        char p[256];
+
+        snprintf(p, sizeof(p), "sys/fs/cgroup/system.slice/flood-%u.service", i);
+        mkdirs(f->root, p);
+        strcat(p, "/cgroup.procs");
+        write_file(f->root, p, "%d\n", (int) f->pids[0]);
+}
+
+static int flood_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
+        Fixture *f = flood_fixture;
+
+        if (++flood_units < FLOOD_UNITS)
+                flood_unit(f, flood_units);
+        /* the other source becomes due while the flood runs */
+        if (flood_units == 10 && !flood_other_source) {
+                assert_int_equal(sd_event_add_defer(f->m->event, &flood_other_source, flood_other, NULL), 0);
+                assert_int_equal(sd_event_source_set_enabled(flood_other_source, SD_EVENT_ONESHOT), 0);
+        }
+        return cgroup_ops_files.group_of(b, pid, buf, size);
+}
+
+static void test_flood_yields(void **state) {
+        Fixture *f = *state;
+
+        (void) sleeper(f);
+        start(f, false);
+        flood_fixture = f;
+        flood_units = flood_units_when_other_ran = 0;
+        flood_ops = *f->m->backend->cgroup;
+        flood_ops.group_of = flood_group_of;
+        f->m->backend->cgroup = &flood_ops;
+
+        flood_unit(f, 0);
+        for (int i = 0; i < 10000 && flood_units < FLOOD_UNITS; i++)
+                (void) sd_event_run(f->m->event, 5000);
+        assert_true(flood_units >= FLOOD_UNITS);
+        assert_true(flood_units_when_other_ran > 0);
+        assert_true(flood_units_when_other_ran < 100);
+        f->m->backend->cgroup = &cgroup_ops_files;
+        flood_other_source = sd_event_source_unref(flood_other_source);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_units_existing_at_start, setup, teardown),
@@ -318,7 +705,14 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_tree_vanishes_and_returns, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reload_places_again, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_inactive_since_back_in_auto, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_limit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_overflow_forgets_removed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_overflow_keeps_the_focus, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,12 +6,15 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include "tests.h"
 
 #include "backend.h"
+#include "cgroup-watch.h"
 #include "exec-source.h"
 #include "manager.h"
 
@@ -51,6 +54,10 @@ static void test_text_feed(void **state) {
         assert_int_equal(text("exec 1234567890123456789012345678901234567890123456789012345678901234", &s),
                          -EBADMSG);
         assert_int_equal(s.n, 2);
+        assert_int_equal(text("lost 3", &s), -EBADMSG);
+        assert_int_equal(text("lost\n", &s), 1);
+        assert_int_equal(s.n, 3);
+        assert_int_equal(s.ev[2].type, EXEC_EVENT_LOST);
 }
 
 /* One connector message as the kernel lays it out. */
@@ -107,6 +114,38 @@ static void test_netlink_feed(void **state) {
         n = put_event(buf, PROC_EVENT_EXEC, 101, 101, CN_IDX_PROC, 0);
         assert_int_equal(exec_events_from_netlink(buf, n - 8, collect, &s), 0);
         assert_int_equal(s.n, 2);
+}
+
+/* A message whose length is not aligned, last in the datagram: the walk
+ * ends there, not past the end (where here an event waits to be taken). */
+static void test_netlink_unaligned_end(void **state) {
+        uint8_t buf[4096] __attribute__((aligned(8))) = {};
+        struct nlmsghdr h = { .nlmsg_len = NLMSG_HDRLEN + 1, .nlmsg_type = NLMSG_NOOP };
+        uint8_t *heap;
+        Seen s = {};
+
+        (void) state;
+        memcpy(buf, &h, sizeof(h));
+        (void) put_event(buf + NLMSG_ALIGN(h.nlmsg_len), PROC_EVENT_EXEC, 999, 999, CN_IDX_PROC, 0);
+        assert_int_equal(exec_events_from_netlink(buf, h.nlmsg_len, collect, &s), 0);
+        assert_int_equal(s.n, 0);
+
+        /* the datagram alone, for ASan and valgrind to see a read past it */
+        heap = malloc(h.nlmsg_len);
+        assert_non_null(heap);
+        memcpy(heap, &h, sizeof(h));
+        heap[NLMSG_HDRLEN] = 0;
+        assert_int_equal(exec_events_from_netlink(heap, h.nlmsg_len, collect, &s), 0);
+        assert_int_equal(s.n, 0);
+        free(heap);
+
+        /* an event after an unaligned one that fits is still read */
+        h.nlmsg_len = NLMSG_HDRLEN + 1;
+        memcpy(buf, &h, sizeof(h));
+        assert_int_equal(exec_events_from_netlink(buf, NLMSG_ALIGN(h.nlmsg_len) + NLMSG_SPACE(sizeof(struct cn_msg) +
+                                                  sizeof(struct proc_event)), collect, &s), 1);
+        assert_int_equal(s.n, 1);
+        assert_int_equal(s.ev[0].pid, 999);
 }
 
 /* The real connector: an exec of a child is reported with its PID. */
@@ -190,14 +229,19 @@ static int teardown(void **state) {
         return 0;
 }
 
-static void send_event(Fixture *f, const char *what, pid_t pid) {
+static void send_text(Fixture *f, const char *msg) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        char msg[64];
 
         strcpy(sa.sun_path, f->sock);
-        snprintf(msg, sizeof(msg), "%s %d", what, (int) pid);
         assert_int_equal(sendto(f->client, msg, strlen(msg), 0, (struct sockaddr *) &sa, sizeof(sa)),
                          (ssize_t) strlen(msg));
+}
+
+static void send_event(Fixture *f, const char *what, pid_t pid) {
+        char msg[64];
+
+        snprintf(msg, sizeof(msg), "%s %d", what, (int) pid);
+        send_text(f, msg);
 }
 
 static void run_for(Fixture *f, unsigned ms) {
@@ -304,6 +348,391 @@ static void test_seam_moved_by_hand(void **state) {
         kill_sleeper(t);
 }
 
+/* A flood: each event handled sends the next one, as a machine that
+ * forks and execs without pause would. Between two batches the loop runs
+ * the other sources (D-Bus, the watchdog): the one added here runs long
+ * before the flood ends. */
+#define FLOOD_EVENTS 2000
+
+static Fixture *flood_fixture;
+static pid_t flood_pid;
+static unsigned flood_handled, flood_handled_when_other_ran;
+static sd_event_source *flood_other_source;
+static CgroupOps flood_ops;
+
+static int flood_other(sd_event_source *s, void *userdata) {
+        (void) s, (void) userdata;
+        if (flood_handled_when_other_ran == 0)
+                flood_handled_when_other_ran = flood_handled;
+        return 0;
+}
+
+static int flood_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
+        Fixture *f = flood_fixture;
+
+        if (pid == flood_pid && ++flood_handled < FLOOD_EVENTS)
+                send_event(f, "exec", flood_pid);
+        /* the other source becomes due while the flood runs */
+        if (flood_handled == 10 && !flood_other_source) {
+                assert_int_equal(sd_event_add_defer(f->m->event, &flood_other_source, flood_other, NULL), 0);
+                assert_int_equal(sd_event_source_set_enabled(flood_other_source, SD_EVENT_ONESHOT), 0);
+        }
+        return cgroup_ops_files.group_of(b, pid, buf, size);
+}
+
+static void test_seam_flood_yields(void **state) {
+        Fixture *f = *state;
+
+        flood_fixture = f;
+        flood_pid = spawn_ticker();
+        flood_handled = flood_handled_when_other_ran = 0;
+        flood_ops = *f->m->backend->cgroup;
+        flood_ops.group_of = flood_group_of;
+        f->m->backend->cgroup = &flood_ops;
+
+        send_event(f, "exec", flood_pid);
+        for (int i = 0; i < 10000 && flood_handled < FLOOD_EVENTS; i++)
+                (void) sd_event_run(f->m->event, 5000);
+        assert_true(flood_handled >= FLOOD_EVENTS);
+        assert_true(in_performance(f, flood_pid));
+        assert_true(flood_handled_when_other_ran > 0);
+        assert_true(flood_handled_when_other_ran < 200);
+        f->m->backend->cgroup = &cgroup_ops_files;
+        flood_other_source = sd_event_source_unref(flood_other_source);
+        kill_sleeper(flood_pid);
+}
+
+/* A flood that places a process at every event (two that take turns,
+ * each made new again while the other is placed): the loop never idles,
+ * yet the journal is saved within a second or so, not at every event. */
+static Fixture *turns_fixture;
+static pid_t turns_pids[2];
+static bool turns_stop;
+static CgroupOps turns_ops;
+
+static int turns_attach(const Backend *b, const char *group, pid_t pid) {
+        Fixture *f = turns_fixture;
+        pid_t other = pid == turns_pids[0] ? turns_pids[1] : turns_pids[0];
+
+        if (!turns_stop) {
+                assert_int_equal(cgroup_ops_files.attach(b, "root", other), 0);
+                journal_pid_remove(&f->m->journal->placed, &f->m->journal->n_placed, other);
+                send_event(f, "exec", other);
+        }
+        return cgroup_ops_files.attach(b, group, pid);
+}
+
+static void test_seam_flood_saves_in_time(void **state) {
+        Fixture *f = *state;
+        char p[4096], buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        struct timespec t0, t;
+        int fd, saves = 0;
+        ssize_t n;
+
+        turns_fixture = f;
+        turns_pids[0] = spawn_ticker();
+        turns_pids[1] = spawn_ticker();
+        turns_stop = false;
+        turns_ops = *f->m->backend->cgroup;
+        turns_ops.attach = turns_attach;
+        f->m->backend->cgroup = &turns_ops;
+        snprintf(p, sizeof(p), "%s/run/boostd", f->root);
+        fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(inotify_add_watch(fd, p, IN_MOVED_TO) >= 0);
+
+        send_event(f, "exec", turns_pids[0]);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+                (void) sd_event_run(f->m->event, 5000);
+                clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+        turns_stop = true;
+
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len)
+                        if (streq(((struct inotify_event *) e)->name, "journal"))
+                                saves++;
+        close(fd);
+        assert_true(saves >= 1);
+        assert_true(saves <= 3);
+        f->m->backend->cgroup = &cgroup_ops_files;
+        kill_sleeper(turns_pids[0]);
+        kill_sleeper(turns_pids[1]);
+}
+
+/* A child that names itself "ticker" when told (SIGUSR1), as if it
+ * exec'd a program of that name while its event was lost. */
+static void rename_to_ticker(int sig) {
+        (void) sig;
+        (void) prctl(PR_SET_NAME, "ticker");
+}
+
+static pid_t spawn_renamer(void) {
+        int p[2];
+        char c;
+        pid_t pid;
+
+        assert_int_equal(pipe(p), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                (void) signal(SIGUSR1, rename_to_ticker);
+                (void) write(p[1], "", 1);
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        assert_int_equal(read(p[0], &c, 1), 1);
+        close(p[0]);
+        return pid;
+}
+
+/* Events lost in an overflow: the units are read again, and a process
+ * that exec'd meanwhile is placed by what it runs now. */
+static void test_seam_lost_events_rescan(void **state) {
+        Fixture *f = *state;
+        pid_t x = spawn_renamer();
+        char comm[32], p[64];
+
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/foo.service");
+        write_file(f->root, "sys/fs/cgroup/system.slice/foo.service/cgroup.procs", "%d\n", (int) x);
+        for (int i = 0; i < 400 && !cgroup_watch_attached(f->m->cgroups); i++)
+                run_for(f, 5);
+        assert_true(cgroup_watch_attached(f->m->cgroups));
+        run_for(f, 20);
+        assert_false(in_performance(f, x));
+
+        assert_int_equal(kill(x, SIGUSR1), 0);
+        snprintf(p, sizeof(p), "proc/%d/comm", (int) x);
+        for (int i = 0; i < 500 && !(read_file("/", p, comm, sizeof(comm)) && streq(comm, "ticker")); i++)
+                usleep(2000);
+        send_text(f, "lost");
+        for (int i = 0; i < 600 && !in_performance(f, x); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, x));
+        kill_sleeper(x);
+}
+
+/* The seam's socket as the daemon holds it (this process's own fd). */
+static int seam_fd(Fixture *f) {
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        int fd = -1;
+
+        assert_non_null(d);
+        while (fd < 0 && (de = readdir(d))) {
+                struct sockaddr_un sa = {};
+                socklen_t l = sizeof(sa);
+                int i = atoi(de->d_name);
+
+                if (i > 2 && getsockname(i, (struct sockaddr *) &sa, &l) == 0 && sa.sun_family == AF_UNIX &&
+                    streq(sa.sun_path, f->sock))
+                        fd = i;
+        }
+        closedir(d);
+        assert_true(fd >= 0);
+        return fd;
+}
+
+/* A read error (here ECONNRESET, which a unix datagram socket reports
+ * when a peer it was paired with disconnects with data queued) must not
+ * end the exec events. */
+static void test_seam_read_error_keeps_reading(void **state) {
+        Fixture *f = *state;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX }, unspec = { .sun_family = AF_UNSPEC };
+        int fd = seam_fd(f), peer;
+        pid_t t = spawn_ticker();
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/peer.sock", f->root);
+        peer = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        assert_true(peer >= 0);
+        assert_int_equal(bind(peer, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        strcpy(sa.sun_path, f->sock);
+        assert_int_equal(connect(peer, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        assert_int_equal(send(fd, "x", 1, 0), 1);
+        assert_int_equal(connect(peer, (struct sockaddr *) &unspec, sizeof(unspec)), 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &unspec, sizeof(unspec)), 0);
+        close(peer);
+        run_for(f, 20);         /* the error is read */
+
+        send_event(f, "exec", t);
+        for (int i = 0; i < 600 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        kill_sleeper(t);
+}
+
+static char proc_state(pid_t pid) {
+        char p[64], buf[512];
+        const char *s;
+
+        snprintf(p, sizeof(p), "proc/%d/stat", (int) pid);
+        if (!read_file("", p, buf, sizeof(buf)) || !(s = strrchr(buf, ')')))
+                return 0;
+        return s[2];
+}
+
+static bool is_classified(Fixture *f, pid_t pid) {
+        return journal_pid_find(f->m->journal->classified, f->m->journal->n_classified, pid);
+}
+
+static bool is_placed(Fixture *f, pid_t pid) {
+        return journal_pid_find(f->m->journal->placed, f->m->journal->n_placed, pid);
+}
+
+/* The exit event of a leader whose process lives on (a thread's execve()
+ * made it exit and took over its PID) forgets nothing; that of one whose
+ * tasks are all zombies forgets it. */
+static void test_seam_exit_of_a_live_leader(void **state) {
+        Fixture *f = *state;
+        pid_t t = spawn_ticker(), c = spawn_sleeper(), g = spawn_sleeper();
+
+        send_event(f, "exec", t);
+        for (int i = 0; i < 200 && !in_performance(f, t); i++)
+                run_for(f, 5);
+        assert_true(in_performance(f, t));
+        assert_int_equal(manager_classify(f->m, c, "interactive", NULL), 0);
+        assert_int_equal(manager_game_register(f->m, g), 0);
+        assert_true(in_performance(f, g));
+
+        send_event(f, "exit", t);
+        send_event(f, "exit", c);
+        send_event(f, "exit", g);
+        run_for(f, 50);
+        assert_true(is_placed(f, t));
+        assert_true(is_classified(f, c));
+        assert_true(manager_is_game(f->m, g));
+        assert_true(is_placed(f, g));
+
+        /* dead, not reaped yet: gone */
+        assert_int_equal(kill(c, SIGKILL), 0);
+        for (int i = 0; i < 500 && proc_state(c) != 'Z'; i++)
+                usleep(2000);
+        assert_int_equal(proc_state(c), 'Z');
+        send_event(f, "exit", c);
+        for (int i = 0; i < 200 && is_classified(f, c); i++)
+                run_for(f, 5);
+        assert_false(is_classified(f, c));
+        assert_int_equal(waitpid(c, NULL, 0), c);
+        kill_sleeper(t);
+        kill_sleeper(g);
+}
+
+static void *thread_pause(void *userdata) {
+        (void) userdata;
+        for (;;)
+                pause();
+        return NULL;
+}
+
+/* The main thread calls pthread_exit(): the leader is a zombie, another
+ * thread runs on. Its exit event forgets nothing; once the process ends
+ * (no event says so) it is forgotten. */
+static void test_seam_exit_of_the_main_thread(void **state) {
+        Fixture *f = *state;
+        pid_t p = fork();
+
+        assert_true(p >= 0);
+        if (p == 0) {
+                pthread_t th;
+
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (pthread_create(&th, NULL, thread_pause, NULL) != 0)
+                        _exit(1);
+                pthread_exit(NULL);
+        }
+        assert_int_equal(manager_classify(f->m, p, "interactive", NULL), 0);
+        for (int i = 0; i < 500 && proc_state(p) != 'Z'; i++)
+                usleep(2000);
+        assert_int_equal(proc_state(p), 'Z');
+        send_event(f, "exit", p);
+        run_for(f, 50);
+        assert_true(is_classified(f, p));
+
+        kill_sleeper(p);
+        for (int i = 0; i < 1000 && is_classified(f, p); i++)
+                run_for(f, 5);
+        assert_false(is_classified(f, p));
+}
+
+/* The check itself, on a fake proc tree. */
+static void fake_stat(const char *root, const char *rel, pid_t pid, char state, unsigned start) {
+        write_file(root, rel, "%d (a b) c) %c 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %u 0 0\n",
+                   (int) pid, state, start);
+}
+
+static void test_process_gone(void **state) {
+        char *root = tmpdir_new(), proc[4096];
+        ProcessId id = { .pid = 100, .start_time = 5 };
+        bool leader_exited;
+
+        (void) state;
+        snprintf(proc, sizeof(proc), "%s/proc", root);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 1);
+        mkdirs(root, "proc/100/task/100");
+        mkdirs(root, "proc/100/task/101");
+        fake_stat(root, "proc/100/stat", 100, 'S', 5);
+        fake_stat(root, "proc/100/task/100/stat", 100, 'S', 5);
+        fake_stat(root, "proc/100/task/101/stat", 101, 'S', 5);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 0);
+        assert_false(leader_exited);
+        id.start_time = 6;              /* the PID was reused */
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 1);
+        id.start_time = 5;
+        fake_stat(root, "proc/100/stat", 100, 'Z', 5);
+        fake_stat(root, "proc/100/task/100/stat", 100, 'Z', 5);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 0);
+        assert_true(leader_exited);
+        fake_stat(root, "proc/100/task/101/stat", 101, 'X', 5);
+        assert_int_equal(process_id_is_gone(proc, &id, &leader_exited), 1);
+        tmpdir_free(root);
+}
+
+/* The seam's socket is made with its mode: no chmod() after the bind,
+ * which would leave it open to others for a moment. */
+static void test_seam_made_private(void **state) {
+        char *root = tmpdir_new(), *error = NULL, sock[4096];
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        ManagerOptions o = { .root = root, .exec_source = sock, .log_level = LOG_CRIT };
+        bool created = false, attrib = false;
+        Manager *m = NULL;
+        struct stat st;
+        ssize_t n;
+        int fd;
+
+        (void) state;
+        make_schedtune_tree(root, classes, 3);
+        snprintf(sock, sizeof(sock), "%s/exec.sock", root);
+        fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(inotify_add_watch(fd, root, IN_CREATE | IN_ATTRIB) >= 0);
+        assert_int_equal(manager_new(&o, &m, &error), 0);
+        assert_int_equal(manager_start(m), 0);
+        assert_non_null(m->exec);
+        assert_int_equal(stat(sock, &st), 0);
+        assert_true(S_ISSOCK(st.st_mode));
+        assert_int_equal(st.st_mode & 0777, 0600);
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len) {
+                        const struct inotify_event *ev = (const struct inotify_event *) e;
+
+                        if (ev->len == 0 || !streq(ev->name, "exec.sock"))
+                                continue;
+                        created = created || (ev->mask & IN_CREATE);
+                        attrib = attrib || (ev->mask & IN_ATTRIB);
+                }
+        close(fd);
+        assert_true(created);
+        assert_false(attrib);
+        manager_free(m);
+        /* removed with the source */
+        assert_int_equal(lstat(sock, &st), -1);
+        tmpdir_free(root);
+}
+
 /* Below a root prefix without the seam, the machine's own exec events
  * are none of the daemon's business. */
 static void test_no_connector_below_a_root(void **state) {
@@ -324,10 +753,19 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_text_feed),
                 cmocka_unit_test(test_netlink_feed),
+                cmocka_unit_test(test_netlink_unaligned_end),
                 cmocka_unit_test(test_connector),
                 cmocka_unit_test_setup_teardown(test_seam_exec_and_exit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_manual_mode, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_moved_by_hand, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_flood_yields, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_flood_saves_in_time, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_lost_events_rescan, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_read_error_keeps_reading, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_exit_of_a_live_leader, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seam_exit_of_the_main_thread, setup, teardown),
+                cmocka_unit_test(test_process_gone),
+                cmocka_unit_test(test_seam_made_private),
                 cmocka_unit_test(test_no_connector_below_a_root),
         };
 

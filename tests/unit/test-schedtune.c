@@ -162,6 +162,12 @@ static void test_apply_and_attach(void **state) {
         assert_int_equal(f->backend->vt->attach(f->backend, "performance", &id), 0);
         assert_int_equal(read_int(f->root, "dev/stune/performance/cgroup.procs"), pid);
         assert_int_equal(f->journal->n_placed, 1);
+        /* recorded, and left to the caller to save (once per burst) */
+        assert_true(f->journal->dirty);
+        assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
+        assert_null(strstr(buf, "placed"));
+        assert_int_equal(journal_save(f->journal), 0);
+        assert_false(f->journal->dirty);
         assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
         assert_non_null(strstr(buf, "placed"));
         assert_int_equal(f->backend->vt->attach(f->backend, "root", &id), 0);
@@ -278,6 +284,7 @@ static void test_adoption_after_crash(void **state) {
         assert_int_equal(f->backend->vt->apply(f->backend, "root", 30), 0);
         assert_int_equal(f->backend->vt->apply(f->backend, "interactive", 40), 0);
         assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &id), 0);
+        assert_int_equal(journal_save(f->journal), 0);  /* the manager's, after the burst */
         /* crash: no restore; a new instance reads the journal */
 
         j2 = journal_new(f->run);

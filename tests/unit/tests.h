@@ -148,6 +148,39 @@ static inline pid_t dead_pid(void) {
         return pid;
 }
 
+/* A process as the daemon sees it below a fake proc root (the manager's
+ * proc_root): the real process's files, linked into /proc, except its
+ * cgroup v2 path, which is the one the test's fake cgroup tree gives it.
+ * Called again, it moves the process. */
+static inline void fake_proc_set(const char *proc_root, pid_t pid, const char *cgroup) {
+        static const char *const real[] = { "stat", "status", "comm", "task" };
+        char d[4352], p[8192], target[8192];
+        ssize_t l;
+        FILE *f;
+
+        snprintf(d, sizeof(d), "%s/%d", proc_root, (int) pid);
+        (void) mkdir(d, 0755);
+        for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+                snprintf(p, sizeof(p), "%s/%s", d, real[i]);
+                snprintf(target, sizeof(target), "/proc/%d/%s", (int) pid, real[i]);
+                if (symlink(target, p) < 0)
+                        assert_int_equal(errno, EEXIST);
+        }
+        /* what the link points to, as /proc/PID/exe reads */
+        snprintf(p, sizeof(p), "/proc/%d/exe", (int) pid);
+        l = readlink(p, target, sizeof(target) - 1);
+        if (l > 0) {
+                target[l] = '\0';
+                snprintf(p, sizeof(p), "%s/exe", d);
+                (void) symlink(target, p);
+        }
+        snprintf(p, sizeof(p), "%s/cgroup", d);
+        f = fopen(p, "w");
+        assert_non_null(f);
+        fprintf(f, "0::%s\n", cgroup);
+        assert_int_equal(fclose(f), 0);
+}
+
 /* A tree like a kernel with SchedTune mounted at dev/stune. */
 static inline void make_schedtune_tree(const char *root, const char *const *groups, size_t n) {
         mkdirs(root, "proc");
