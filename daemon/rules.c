@@ -13,58 +13,49 @@ static bool has_suffix(const char *s, size_t l, const char *suffix) {
         return l >= sl && strncmp(s + l - sl, suffix, sl) == 0;
 }
 
-/* Calls fn for every component of a cgroup path that ends with suffix
- * (innermost last), stopping at the first that returns true. */
-static bool cgroup_any_component(const char *cgroup, const char *suffix,
-                                 const char *glob, const char **ret_last,
-                                 size_t *ret_last_len) {
-        const char *s = cgroup;
-        bool found = false;
+/* The next non-empty component of a cgroup path at or after *p: returns
+ * its start and length and moves *p past it; NULL at the end. */
+static const char *cgroup_next_component(const char **p, size_t *ret_len) {
+        const char *s = *p, *e;
 
-        while (s && *s) {
-                const char *e;
-                size_t l;
+        if (!s)
+                return NULL;
+        while (*s == '/')
+                s++;
+        if (*s == '\0')
+                return NULL;
+        e = strchrnul(s, '/');
+        *ret_len = (size_t) (e - s);
+        *p = e;
+        return s;
+}
 
-                while (*s == '/')
-                        s++;
-                e = strchr(s, '/');
-                l = e ? (size_t) (e - s) : strlen(s);
-                if (l > 0 && has_suffix(s, l, suffix)) {
-                        char buf[256];
+/* Whether a component ending with suffix matches glob. */
+static bool cgroup_any_component(const char *cgroup, const char *suffix, const char *glob) {
+        const char *p = cgroup, *s;
+        size_t l;
 
-                        if (ret_last) {
-                                *ret_last = s;
-                                *ret_last_len = l;
-                        }
-                        if (glob && l < sizeof(buf)) {
-                                memcpy(buf, s, l);
-                                buf[l] = '\0';
-                                if (fnmatch(glob, buf, 0) == 0)
-                                        found = true;
-                        }
-                }
-                s = e;
+        while ((s = cgroup_next_component(&p, &l))) {
+                char buf[256];
+
+                if (!has_suffix(s, l, suffix) || l >= sizeof(buf))
+                        continue;
+                memcpy(buf, s, l);
+                buf[l] = '\0';
+                if (fnmatch(glob, buf, 0) == 0)
+                        return true;
         }
-        return found;
+        return false;
 }
 
 size_t cgroup_path_unit_prefix(const char *cgroup) {
-        const char *s = cgroup;
-        size_t best = 0;
+        const char *p = cgroup, *s;
+        size_t best = 0, l;
 
         /* The innermost unit wins: app scopes live below user@.service. */
-        while (s && *s) {
-                const char *e;
-                size_t l;
-
-                while (*s == '/')
-                        s++;
-                e = strchr(s, '/');
-                l = e ? (size_t) (e - s) : strlen(s);
-                if (l > 0 && (has_suffix(s, l, ".service") || has_suffix(s, l, ".scope")))
+        while ((s = cgroup_next_component(&p, &l)))
+                if (has_suffix(s, l, ".service") || has_suffix(s, l, ".scope"))
                         best = (size_t) (s - cgroup) + l;
-                s = e;
-        }
         return best;
 }
 
@@ -116,7 +107,7 @@ static bool rule_matches(const Rule *r, const ProcessInfo *p) {
                 if (!unit || fnmatch(r->unit, unit, 0) != 0)
                         return false;
         }
-        if (r->slice && (!p->cgroup || !cgroup_any_component(p->cgroup, ".slice", r->slice, NULL, NULL)))
+        if (r->slice && (!p->cgroup || !cgroup_any_component(p->cgroup, ".slice", r->slice)))
                 return false;
         return true;
 }
