@@ -34,6 +34,7 @@ import dbus  # noqa: E402  (checked by the harness)
 
 IFACE = harness.IFACE
 eventually = harness.eventually
+never = harness.never
 
 EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
 KEY_A, ABS_X = 30, 0
@@ -47,14 +48,6 @@ Devices=keyboard,touchscreen
 LowBatteryPercent=20
 LowBatteryHysteresis=5
 '''
-
-
-def never(cond, duration, msg):
-    deadline = time.monotonic() + duration
-    while time.monotonic() < deadline:
-        if cond():
-            raise AssertionError(f'unexpected: {msg}')
-        time.sleep(0.01)
 
 
 class AutoTest(harness.BoostdTest):

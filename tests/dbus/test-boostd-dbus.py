@@ -56,6 +56,15 @@ def eventually(cond, timeout=5.0, msg='condition'):
     raise AssertionError(f'timed out waiting for {msg}')
 
 
+def never(cond, duration, msg):
+    """cond stays false for duration seconds."""
+    deadline = time.monotonic() + duration
+    while time.monotonic() < deadline:
+        if cond():
+            raise AssertionError(f'unexpected: {msg}')
+        time.sleep(0.01)
+
+
 def as_user(user):
     pw = pwd.getpwnam(user)
     return [f'--reuid={pw.pw_uid}', f'--regid={pw.pw_gid}', '--clear-groups']

@@ -37,6 +37,7 @@ import dbusmock  # noqa: E402
 
 IFACE = harness.IFACE
 eventually = harness.eventually
+never = harness.never
 
 GM_NAME = 'com.feralinteractive.GameMode'
 GM_PATH = '/com/feralinteractive/GameMode'
@@ -61,14 +62,6 @@ Pin=yes
 '''
 
 USER_APPS = 'user.slice/user-1000.slice/user@1000.service/app.slice'
-
-
-def never(cond, duration, msg):
-    deadline = time.monotonic() + duration
-    while time.monotonic() < deadline:
-        if cond():
-            raise AssertionError(f'unexpected: {msg}')
-        time.sleep(0.02)
 
 
 class ProcsTest(harness.BoostdTest):
