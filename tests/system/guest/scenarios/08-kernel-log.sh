@@ -3,9 +3,9 @@
 # scenarios (the host checks the console log too), and no unit failed.
 . /usr/lib/boostd-systest/lib.sh
 
-re='WARNING:|BUG:|BUG |Oops|Kernel panic|Unable to handle kernel|possible recursive locking'
-re+='|possible circular locking|inconsistent lock state|suspicious RCU usage|INFO: '
-re+='|detected stall|soft lockup|hard LOCKUP|Call trace:|sleeping function called from invalid context'
+# The patterns of the kernel tests (tests/kernel/lib.sh), copied into the
+# image by build-guest.
+re=$(cat "$lib/splat.re") || fail "no $lib/splat.re in the image"
 if dmesg | grep -E "$re" > /run/splat.txt; then
 	dmesg | tail -80
 	fail "kernel log: $(head -1 /run/splat.txt)"
