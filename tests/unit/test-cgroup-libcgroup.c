@@ -234,6 +234,14 @@ int main(void) {
                 (void) rmdir(mount_dir);
                 return EXIT_SKIP;
         }
+        /* The hierarchy outlives the mount: drop what a run that was
+         * killed midway left, so that "created" means created now. */
+        for (size_t i = 1; i < N_GROUPS; i++) {
+                char p[PATH_MAX];
+
+                snprintf(p, sizeof(p), "%s/%s", mount_dir, groups[i]);
+                (void) rmdir(p);
+        }
         r = cmocka_run_group_tests(tests, NULL, NULL);
         (void) umount(mount_dir);
         (void) rmdir(mount_dir);
