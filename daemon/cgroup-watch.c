@@ -172,7 +172,8 @@ static void watch_read_procs(CgroupWatch *w, WatchDir *d, bool all) {
 
                 if (read_pid_list(procs, &now, &n_now) < 0)
                         break;          /* gone meanwhile */
-                qsort(now, n_now, sizeof(pid_t), pid_cmp);
+                if (n_now > 0)  /* an empty list is NULL, which qsort() must not get */
+                        qsort(now, n_now, sizeof(pid_t), pid_cmp);
                 grown = realloc(seen, (n_seen + n_now + 1) * sizeof(pid_t));
                 if (!grown) {
                         free(now);

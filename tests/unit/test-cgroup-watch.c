@@ -169,6 +169,23 @@ static void test_units_appearing(void **state) {
         assert_false(in_group(f, "performance", a));
 }
 
+/* Units with no process are common: user@UID.service keeps its own in
+ * init.scope below it, and a unit's cgroup.procs is empty for a moment
+ * when systemd has made the directory but not yet moved the process in. */
+static void test_empty_units(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+
+        mkdirs(f->root, APP);
+        write_file(f->root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.procs", "");
+        start(f, false);
+        mkdirs(f->root, BAR);
+        write_file(f->root, BAR "/cgroup.procs", "");
+        run_for(f, 20);
+        write_file(f->root, BAR "/cgroup.procs", "%d\n", a);
+        assert_true(run_until_in(f, "performance", a));
+}
+
 /* The test seam's attach, playing processes that fork while they are
  * moved: each move adds the next spare PID to foo.service. */
 static Fixture *forking_fixture;
@@ -700,6 +717,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_units_existing_at_start, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_units_appearing, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_empty_units, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_forks_during_the_move, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_manual_mode_does_nothing, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_tree_vanishes_and_returns, setup, teardown),
