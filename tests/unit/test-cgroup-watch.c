@@ -177,10 +177,10 @@ static void test_empty_units(void **state) {
         pid_t a = sleeper(f);
 
         mkdirs(f->root, APP);
-        write_file(f->root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.procs", "");
+        empty_file(f->root, "sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.procs");
         start(f, false);
         mkdirs(f->root, BAR);
-        write_file(f->root, BAR "/cgroup.procs", "");
+        empty_file(f->root, BAR "/cgroup.procs");
         run_for(f, 20);
         write_file(f->root, BAR "/cgroup.procs", "%d\n", a);
         assert_true(run_until_in(f, "performance", a));

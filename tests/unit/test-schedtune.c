@@ -98,7 +98,7 @@ static int fake_make_group(const Backend *b, const char *group) {
         snprintf(p, sizeof(p), "%s/%s/schedtune.boost", b->path, group);
         write_file("", p + 1, "0\n");
         snprintf(p, sizeof(p), "%s/%s/cgroup.procs", b->path, group);
-        write_file("", p + 1, "");
+        empty_file("", p + 1);
         return r;
 }
 

@@ -150,7 +150,7 @@ static int v2_setup(void **state) {
         mkdirs(v->root, V2_DIR "/interactive");
         mkdirs(v->root, V2_DIR "/performance");
         write_file(v->root, V2_DIR "/cgroup.controllers", "cpu io memory pids\n");
-        write_file(v->root, V2_DIR "/cgroup.subtree_control", "");
+        empty_file(v->root, V2_DIR "/cgroup.subtree_control");
         write_file(v->root, V2_DIR "/cpu.uclamp.min", "0.00\n");
         write_file(v->root, V2_DIR "/interactive/cpu.uclamp.min", "5.00\n");
         write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "0.00\n");

@@ -58,7 +58,7 @@ static inline void mkdirs(const char *root, const char *rel) {
         (void) mkdir(p, 0755);
 }
 
-static inline void write_file(const char *root, const char *rel, const char *fmt, ...) {
+_printf_(3, 4) static inline void write_file(const char *root, const char *rel, const char *fmt, ...) {
         char p[8192];
         FILE *f;
         va_list ap;
@@ -70,6 +70,10 @@ static inline void write_file(const char *root, const char *rel, const char *fmt
         vfprintf(f, fmt, ap);
         va_end(ap);
         assert_int_equal(fclose(f), 0);
+}
+
+static inline void empty_file(const char *root, const char *rel) {
+        write_file(root, rel, "%s", "");
 }
 
 /* Returns the file's content, trailing newline stripped, in a static
@@ -188,7 +192,7 @@ static inline void make_schedtune_tree(const char *root, const char *const *grou
                    "#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpu\t0\t1\t1\nschedtune\t3\t1\t1\n");
         mkdirs(root, "dev/stune");
         write_file(root, "dev/stune/schedtune.boost", "0\n");
-        write_file(root, "dev/stune/cgroup.procs", "");
+        empty_file(root, "dev/stune/cgroup.procs");
         for (size_t i = 0; i < n; i++) {
                 char p[512];
 
@@ -197,6 +201,6 @@ static inline void make_schedtune_tree(const char *root, const char *const *grou
                 snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", groups[i]);
                 write_file(root, p, "0\n");
                 snprintf(p, sizeof(p), "dev/stune/%s/cgroup.procs", groups[i]);
-                write_file(root, p, "");
+                empty_file(root, p);
         }
 }
