@@ -76,6 +76,7 @@ Config *config_free(Config *c) {
         free(c->mount_point);
         free(c->uclamp_group);
         free(c->default_class);
+        free(c->default_class_file);
         for (size_t i = 0; i < c->n_rules; i++)
                 rule_done(&c->rules[i]);
         free(c->rules);
@@ -291,7 +292,11 @@ static int parse_daemon_key(Parser *p, const char *key, const char *value) {
         if (streq(key, "DefaultClass")) {
                 if (!class_name_is_valid(value))
                         return parser_fail(p, -EINVAL, "DefaultClass=%s: invalid class name", value);
-                return set_string(p, &c->default_class, key, value);
+                r = set_string(p, &c->default_class, key, value);
+                if (r > 0)
+                        r = set_string(p, &c->default_class_file, key, p->file);
+                c->default_class_line = p->line;
+                return r;
         }
         if (streq(key, "MaxHoldsPerClient")) {
                 r = parse_uint(value, HOLDS_PER_CLIENT_MAX, &u);
@@ -514,7 +519,9 @@ static int config_verify(Config *c, char **ret_error) {
 
         r = config_find_class(c, c->default_class);
         if (r < 0) {
-                if (asprintf(ret_error, "DefaultClass=%s: unknown class", c->default_class) < 0)
+                /* the built-in default, root, always exists */
+                if (asprintf(ret_error, "%s:%u: DefaultClass=%s: unknown class", c->default_class_file,
+                             c->default_class_line, c->default_class) < 0)
                         *ret_error = NULL;
                 return -ENOENT;
         }

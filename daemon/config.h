@@ -52,6 +52,8 @@ typedef struct Config {
         char *uclamp_group;     /* cgroup v2 group boostd owns, or NULL */
         int log_level;          /* syslog priority, -1 = unset */
         char *default_class;
+        char *default_class_file;       /* where DefaultClass= was set, for messages */
+        unsigned default_class_line;
         int default_class_index;
         unsigned max_holds_per_client;
         bool restore_found;     /* RestoreOnStop=found */

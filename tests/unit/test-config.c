@@ -171,6 +171,8 @@ static const BadCase bad_cases[] = {
         { "[Daemon]\nBackend=turbo\n", -EINVAL, "2: Backend=turbo: expected auto, schedtune, uclamp or none" },
         { "[Daemon]\nMountPoint=dev/stune\n", -EINVAL, "2: MountPoint=dev/stune: not an absolute path" },
         { "[Daemon]\nUclampGroup=boostd\n", -EINVAL, "2: UclampGroup=boostd: not an absolute path" },
+        { "[Daemon]\n\nDefaultClass=nope\n", -ENOENT, "3: DefaultClass=nope: unknown class" },
+        { "[Input]\nGroup=nope\n", -ENOENT, "2: Group=nope: unknown class" },
         { "[Daemon]\nLogLevel=loud\n", -EINVAL, "2: LogLevel=loud: expected err, warning, notice, info or debug" },
         { "[Daemon]\nMaxHoldsPerClient=0\n", -ERANGE, "2: MaxHoldsPerClient=0: value out of range 1..1024" },
         { "[Daemon]\nRestoreOnStop=maybe\n", -EINVAL, "2: RestoreOnStop=maybe: expected zero or found" },
