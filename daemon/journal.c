@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The journal and API state under /run/boostd/. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,6 +125,11 @@ static char *journal_file(const Journal *j, const char *name) {
         return path_join(j->dir, name);
 }
 
+/* A PID as the kernel gives them (at most PID_MAX_LIMIT, 2^22). */
+static bool pid_ok(long long pid) {
+        return pid > 0 && pid <= INT_MAX;
+}
+
 /* Lines that do not parse are skipped: the files are ours, and a torn
  * write cannot happen (they are replaced by rename). */
 static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
@@ -145,13 +151,13 @@ static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
                         *kernel = true;
                 }
         } else if (sscanf(line, "placed %lld %llu %32s", &pid, &start, name) == 3 &&
-                   strlen(name) < CLASS_NAME_MAX && pid > 0) {
+                   strlen(name) < CLASS_NAME_MAX && pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
 
                 (void) journal_pid_set(&j->placed, &j->n_placed, &id, name);
                 *kernel = true;
         } else if (sscanf(line, "classified %lld %llu %32s", &pid, &start, name) == 3 &&
-                   strlen(name) < CLASS_NAME_MAX && pid > 0) {
+                   strlen(name) < CLASS_NAME_MAX && pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
 
                 (void) journal_pid_set(&j->classified, &j->n_classified, &id, name);
@@ -159,7 +165,7 @@ static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
                 (void) journal_set_override(j, name, MIN(b, BOOST_MAX));
         } else if (sscanf(line, "mode %15s", word) == 1) {
                 j->manual = streq(word, "manual");
-        } else if (sscanf(line, "foreground %lld %llu", &pid, &start) == 2 && pid > 0) {
+        } else if (sscanf(line, "foreground %lld %llu", &pid, &start) == 2 && pid_ok(pid)) {
                 j->foreground = (ProcessId) { .pid = (pid_t) pid, .start_time = start };
         }
         return 0;
