@@ -207,10 +207,7 @@ static int method_set_boost(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = sd_bus_message_read(msg, "su", &group, &boost);
         if (r < 0)
                 return r;
-        r = manager_check_boost(boost, error);
-        if (r < 0)
-                return r;
-        r = manager_check_group(m, group, error);
+        r = manager_check_group_boost(m, group, boost, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_rewind(msg, true);
@@ -344,10 +341,7 @@ static int method_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         r = sd_bus_message_read(msg, "suus", &group, &boost, &timeout, &reason);
         if (r < 0)
                 return r;
-        r = manager_check_boost(boost, error);
-        if (r < 0)
-                return r;
-        r = manager_check_group(m, group, error);
+        r = manager_check_group_boost(m, group, boost, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_rewind(msg, true);

@@ -147,13 +147,6 @@ int manager_find_group(const Manager *m, const char *name) {
         return -ENOENT;
 }
 
-int manager_check_boost(unsigned boost, sd_bus_error *error) {
-        if (boost > BOOST_MAX)
-                return manager_set_error(error, -ERANGE, BOOST_ERROR_INVALID_BOOST,
-                                         "Boost %u is out of range 0..%u", boost, BOOST_MAX);
-        return 0;
-}
-
 int manager_check_group(const Manager *m, const char *group, sd_bus_error *error) {
         int i = manager_find_group(m, group);
 
@@ -161,6 +154,13 @@ int manager_check_group(const Manager *m, const char *group, sd_bus_error *error
                 return manager_set_error(error, -ENOENT, BOOST_ERROR_UNKNOWN_GROUP,
                                          "No group '%.64s'", group);
         return i;
+}
+
+int manager_check_group_boost(const Manager *m, const char *group, unsigned boost, sd_bus_error *error) {
+        if (boost > BOOST_MAX)
+                return manager_set_error(error, -ERANGE, BOOST_ERROR_INVALID_BOOST,
+                                         "Boost %u is out of range 0..%u", boost, BOOST_MAX);
+        return manager_check_group(m, group, error);
 }
 
 unsigned manager_group_base(const Manager *m, size_t i) {
@@ -411,10 +411,7 @@ int manager_set_boost(Manager *m, const char *group, unsigned boost, sd_bus_erro
         GroupPolicy old;
         int i, r;
 
-        r = manager_check_boost(boost, error);
-        if (r < 0)
-                return r;
-        i = manager_check_group(m, group, error);
+        i = manager_check_group_boost(m, group, boost, error);
         if (i < 0)
                 return i;
 
@@ -777,10 +774,7 @@ int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout
         Hold *h = NULL;
         int r;
 
-        r = manager_check_boost(boost, error);
-        if (r < 0)
-                return r;
-        r = manager_check_group(m, group, error);
+        r = manager_check_group_boost(m, group, boost, error);
         if (r < 0)
                 return r;
         if (reason && strlen(reason) > HOLD_REASON_MAX)

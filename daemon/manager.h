@@ -142,8 +142,9 @@ void manager_drop_holds_of(Manager *m, void *userdata);
 const char *mode_to_string(Mode m);
 
 /* Argument checks, shared with the bus layer. */
-int manager_check_boost(unsigned boost, sd_bus_error *error);
 int manager_check_group(const Manager *m, const char *group, sd_bus_error *error);
+/* ... and the boost first: InvalidBoost before UnknownGroup */
+int manager_check_group_boost(const Manager *m, const char *group, unsigned boost, sd_bus_error *error);
 
 /* manager-bus.c */
 int manager_connect_bus(Manager *m);
