@@ -11,7 +11,6 @@ Usage: test-boostd-auto.py BOOSTD BOOSTCTL
 """
 
 import errno
-import importlib.util
 import os
 import shutil
 import struct
@@ -19,22 +18,14 @@ import subprocess
 import sys
 import threading
 import time
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location('boostd_dbus',
-                                               os.path.join(HERE, 'test-boostd-dbus.py'))
-harness = importlib.util.module_from_spec(_spec)
-try:
-    _spec.loader.exec_module(harness)
-except SystemExit as e:  # dbus or dbusmock missing
-    sys.exit(e.code)
+sys.path.insert(0, HERE)
+import boostd_harness as harness  # noqa: E402  (exits 77 without dbus and dbusmock)
 
 import dbus  # noqa: E402  (checked by the harness)
 
-IFACE = harness.IFACE
-eventually = harness.eventually
-never = harness.never
+from boostd_harness import IFACE, eventually, never  # noqa: E402
 
 EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
 KEY_A, ABS_X = 30, 0
@@ -265,22 +256,5 @@ class AutoTest(harness.BoostdTest):
         eventually(lambda: self.boost_file('performance') == 80, msg='old config in force')
 
 
-def load_tests(loader, tests, pattern):
-    """Only the tests defined here, not the ones the harness class has."""
-    return unittest.TestSuite(AutoTest(n) for n in sorted(vars(AutoTest)) if n.startswith('test_'))
-
-
 if __name__ == '__main__':
-    if len(sys.argv) < 3:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    harness.BOOSTD = os.path.abspath(sys.argv[1])
-    harness.BOOSTCTL = os.path.abspath(sys.argv[2])
-    for tool in ('dbus-daemon', 'busctl', 'setpriv'):
-        if not shutil.which(tool):
-            print(f'skipping: {tool} not found', file=sys.stderr)
-            sys.exit(77)
-    if os.geteuid() != 0:
-        print('skipping: needs root (the harness runs clients as nobody)', file=sys.stderr)
-        sys.exit(77)
-    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)
+    harness.main(__doc__)

@@ -14,30 +14,21 @@ in the fake schedtune tree's <group>/cgroup.procs.
 Usage: test-boostd-procs.py BOOSTD BOOSTCTL
 """
 
-import importlib.util
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location('boostd_dbus',
-                                               os.path.join(HERE, 'test-boostd-dbus.py'))
-harness = importlib.util.module_from_spec(_spec)
-try:
-    _spec.loader.exec_module(harness)
-except SystemExit as e:  # dbus or dbusmock missing
-    sys.exit(e.code)
+sys.path.insert(0, HERE)
+import boostd_harness as harness  # noqa: E402  (exits 77 without dbus and dbusmock)
 
 import dbus  # noqa: E402  (checked by the harness)
 import dbusmock  # noqa: E402
 
-IFACE = harness.IFACE
-eventually = harness.eventually
-never = harness.never
+from boostd_harness import IFACE, eventually, never  # noqa: E402
 
 GM_NAME = 'com.feralinteractive.GameMode'
 GM_PATH = '/com/feralinteractive/GameMode'
@@ -296,22 +287,5 @@ class ProcsTest(harness.BoostdTest):
         self.start_daemon()
 
 
-def load_tests(loader, tests, pattern):
-    """Only the tests defined here, not the ones the harness class has."""
-    return unittest.TestSuite(ProcsTest(n) for n in sorted(vars(ProcsTest)) if n.startswith('test_'))
-
-
 if __name__ == '__main__':
-    if len(sys.argv) < 3:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    harness.BOOSTD = os.path.abspath(sys.argv[1])
-    harness.BOOSTCTL = os.path.abspath(sys.argv[2])
-    for tool in ('dbus-daemon', 'busctl', 'setpriv', 'sleep'):
-        if not shutil.which(tool):
-            print(f'skipping: {tool} not found', file=sys.stderr)
-            sys.exit(77)
-    if os.geteuid() != 0:
-        print('skipping: needs root (the harness runs clients as nobody)', file=sys.stderr)
-        sys.exit(77)
-    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)
+    harness.main(__doc__, ('sleep',))
