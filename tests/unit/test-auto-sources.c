@@ -255,13 +255,6 @@ static int fixture_teardown(void **state) {
         return 0;
 }
 
-static int boost_of(Fixture *f, const char *group) {
-        char p[256];
-
-        snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", group);
-        return read_int(f->root, p);
-}
-
 /* Runs the loop until cond holds or a second passes. */
 static bool run_until(Fixture *f, bool (*cond)(Fixture *f)) {
         for (int i = 0; i < 100; i++) {
@@ -298,9 +291,9 @@ static void key_press(Fixture *f) {
         assert_int_equal(write(f->writer, ev, sizeof(ev)), (ssize_t) sizeof(ev));
 }
 
-static bool interactive_is_40(Fixture *f) { return boost_of(f, "interactive") == 40; }
-static bool interactive_is_10(Fixture *f) { return boost_of(f, "interactive") == 10; }
-static bool interactive_is_5(Fixture *f) { return boost_of(f, "interactive") == 5; }
+static bool interactive_is_40(Fixture *f) { return stune_boost(f->root, "interactive") == 40; }
+static bool interactive_is_10(Fixture *f) { return stune_boost(f->root, "interactive") == 10; }
+static bool interactive_is_5(Fixture *f) { return stune_boost(f->root, "interactive") == 5; }
 static bool is_low(Fixture *f) { return f->m->power_state == POWER_LOW; }
 static bool is_battery(Fixture *f) { return f->m->power_state == POWER_BATTERY; }
 static bool is_ac(Fixture *f) { return f->m->power_state == POWER_AC; }
@@ -312,7 +305,7 @@ static void test_input_burst_one_write_each_way(void **state) {
 
         /* only the keyboard is watched: Devices=keyboard */
         assert_int_equal(input_source_n_devices(f->m->input), 1);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
         assert_false(input_source_timer_armed(f->m->input));
         (void) writes_seen(f);
 
@@ -321,7 +314,7 @@ static void test_input_burst_one_write_each_way(void **state) {
         for (int i = 0; i < 25; i++) {
                 key_press(f);
                 run_for(f, 10);
-                assert_int_equal(boost_of(f, "interactive"), 40);
+                assert_int_equal(stune_boost(f->root, "interactive"), 40);
                 assert_true(input_source_timer_armed(f->m->input));
                 /* one write up, then none during the burst */
                 assert_int_equal(writes_seen(f), i == 0 ? 1 : 0);
@@ -363,14 +356,14 @@ static void test_power_follows_tree(void **state) {
         assert_true(run_until(f, interactive_is_5));
         write_file(f->root, "sys/class/power_supply/BAT0/capacity", "20\n");
         assert_true(run_until(f, is_low));
-        assert_int_equal(boost_of(f, "performance"), 10);
-        assert_int_equal(boost_of(f, "interactive"), 0);
+        assert_int_equal(stune_boost(f->root, "performance"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 0);
         write_file(f->root, "sys/class/power_supply/BAT0/capacity", "24\n");
         run_for(f, 50);
         assert_int_equal(f->m->power_state, POWER_LOW);
         write_file(f->root, "sys/class/power_supply/BAT0/capacity", "25\n");
         assert_true(run_until(f, is_battery));
-        assert_int_equal(boost_of(f, "performance"), 30);
+        assert_int_equal(stune_boost(f->root, "performance"), 30);
         /* the battery is removed: no battery is ac */
         {
                 char p[4096];
@@ -390,21 +383,21 @@ static void test_manual_mode_ignores_sources(void **state) {
         assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
         key_press(f);
         run_for(f, 50);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
         write_file(f->root, "sys/class/power_supply/AC/online", "0\n");
         write_file(f->root, "sys/class/power_supply/BAT0/status", "Discharging\n");
         run_for(f, 50);
         assert_int_equal(f->m->power_state, POWER_AC);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
         /* back to auto: the state the supplies show now */
         assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
         assert_int_equal(f->m->power_state, POWER_BATTERY);
-        assert_int_equal(boost_of(f, "interactive"), 5);
+        assert_int_equal(stune_boost(f->root, "interactive"), 5);
         key_press(f);
         assert_true(run_until(f, interactive_is_40));
         /* manual while boosted: the boost drops at once */
         assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
-        assert_int_equal(boost_of(f, "interactive"), 5);
+        assert_int_equal(stune_boost(f->root, "interactive"), 5);
 }
 
 static void test_reload_moves_input_group(void **state) {
@@ -414,12 +407,12 @@ static void test_reload_moves_input_group(void **state) {
         assert_true(run_until(f, interactive_is_40));
         write_file(f->root, "etc/boostd.conf", "[Input]\nGroup=performance\nBoost=90\nDevices=keyboard\n");
         assert_int_equal(manager_reload(f->m, NULL), 0);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
         assert_int_equal(input_source_n_devices(f->m->input), 1);
         key_press(f);
         run_for(f, 20);
-        assert_int_equal(boost_of(f, "performance"), 90);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "performance"), 90);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
         /* a bad [Input] is rejected, the running configuration stays */
         write_file(f->root, "etc/boostd.conf", "[Input]\nGroup=nope\n");
         assert_true(manager_reload(f->m, NULL) < 0);

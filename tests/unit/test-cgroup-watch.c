@@ -130,6 +130,19 @@ static void rm_rf(Fixture *f, const char *rel) {
         assert_int_equal(system(p), 0);
 }
 
+/* An app's scope that GNOME marked unfocused, with pid in it; its path
+ * goes to p. Skips the test where the file system has no user xattrs. */
+static void inactive_app_scope(Fixture *f, pid_t pid, char *p, size_t size) {
+        snprintf(p, size, "%s/" APP "/app-gedit-1.scope", f->root);
+        mkdirs(f->root, APP "/app-gedit-1.scope");
+        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", pid);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+}
+
 static void test_units_existing_at_start(void **state) {
         Fixture *f = *state;
         pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f);
@@ -327,14 +340,7 @@ static void test_inactive_since_back_in_auto(void **state) {
         pid_t a = sleeper(f);
         char p[4096];
 
-        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
-        mkdirs(f->root, APP "/app-gedit-1.scope");
-        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
-        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
-                if (errno == ENOTSUP || errno == EOPNOTSUPP)
-                        skip();
-                fail_msg("setxattr: %s", strerror(errno));
-        }
+        inactive_app_scope(f, a, p, sizeof(p));
         start(f, false);
         assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
@@ -383,14 +389,7 @@ static void test_inactive_since_xattr(void **state) {
         pid_t a = sleeper(f);
         char p[4096];
 
-        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
-        mkdirs(f->root, APP "/app-gedit-1.scope");
-        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
-        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
-                if (errno == ENOTSUP || errno == EOPNOTSUPP)
-                        skip();
-                fail_msg("setxattr: %s", strerror(errno));
-        }
+        inactive_app_scope(f, a, p, sizeof(p));
         start(f, false);
         /* no rule: left in root, where the seam lists nobody */
         assert_false(in_group(f, "interactive", a));
@@ -466,14 +465,7 @@ static void test_overflow_keeps_the_focus(void **state) {
         pid_t a = sleeper(f);
         char p[4096];
 
-        snprintf(p, sizeof(p), "%s/" APP "/app-gedit-1.scope", f->root);
-        mkdirs(f->root, APP "/app-gedit-1.scope");
-        write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", a);
-        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
-                if (errno == ENOTSUP || errno == EOPNOTSUPP)
-                        skip();
-                fail_msg("setxattr: %s", strerror(errno));
-        }
+        inactive_app_scope(f, a, p, sizeof(p));
         start(f, false);
         assert_null(f->m->foreground_unit);
         overflow_queue(f);

@@ -39,13 +39,6 @@ static int teardown(void **state) {
         return 0;
 }
 
-static int boost_of(Fixture *f, const char *group) {
-        char p[256];
-
-        snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", group);
-        return read_int(f->root, p);
-}
-
 static void expect_error(int r, sd_bus_error *e, int want_r, const char *want_name) {
         assert_int_equal(r, want_r);
         assert_non_null(e->name);
@@ -59,8 +52,8 @@ static void test_started(void **state) {
 
         assert_string_equal(backend_name(f->m->backend), "schedtune");
         assert_int_equal(f->m->n_groups, 4);
-        assert_int_equal(boost_of(f, "performance"), 50);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "performance"), 50);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
 }
 
 static void test_set_get_boost(void **state) {
@@ -70,7 +63,7 @@ static void test_set_get_boost(void **state) {
 
         assert_int_equal(manager_set_boost(f->m, "interactive", 30, &e), 0);
         assert_false(sd_bus_error_is_set(&e));
-        assert_int_equal(boost_of(f, "interactive"), 30);
+        assert_int_equal(stune_boost(f->root, "interactive"), 30);
 
         expect_error(manager_set_boost(f->m, "interactive", 101, &e), &e, -ERANGE,
                      BOOST_ERROR_INVALID_BOOST);
@@ -79,7 +72,7 @@ static void test_set_get_boost(void **state) {
         expect_error(manager_set_boost(f->m, "games", 1, &e), &e, -ENOENT,
                      BOOST_ERROR_UNKNOWN_GROUP);
         expect_error(manager_set_boost(f->m, "", 1, &e), &e, -ENOENT, BOOST_ERROR_UNKNOWN_GROUP);
-        assert_int_equal(boost_of(f, "interactive"), 30);
+        assert_int_equal(stune_boost(f->root, "interactive"), 30);
 
         assert_int_equal(manager_get_boost(f->m, "interactive", &base, &eff, &e), 0);
         assert_int_equal(base, 30);
@@ -149,7 +142,7 @@ static void test_hold_release(void **state) {
 
         assert_int_equal(manager_hold(f->m, "interactive", 70, 0, "test", ":1.1", 1000, &cookie, &e), 0);
         assert_int_not_equal(cookie, 0);
-        assert_int_equal(boost_of(f, "interactive"), 70);
+        assert_int_equal(stune_boost(f->root, "interactive"), 70);
         assert_int_equal(manager_get_boost(f->m, "interactive", &base, &eff, NULL), 0);
         assert_int_equal(base, 10);
         assert_int_equal(eff, 70);
@@ -161,11 +154,11 @@ static void test_hold_release(void **state) {
         expect_error(manager_release(f->m, cookie, ":1.2", &e), &e, -ENOENT, BOOST_ERROR_NO_SUCH_HOLD);
         expect_error(manager_release(f->m, cookie ^ 1, ":1.1", &e), &e, -ENOENT,
                      BOOST_ERROR_NO_SUCH_HOLD);
-        assert_int_equal(boost_of(f, "interactive"), 70);
+        assert_int_equal(stune_boost(f->root, "interactive"), 70);
         assert_int_equal(manager_release(f->m, cookie, ":1.1", &e), 0);
-        assert_int_equal(boost_of(f, "interactive"), 20);
+        assert_int_equal(stune_boost(f->root, "interactive"), 20);
         assert_int_equal(manager_release(f->m, c2, ":1.1", &e), 0);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
 }
 
 static void test_too_many_holds(void **state) {
@@ -177,10 +170,10 @@ static void test_too_many_holds(void **state) {
                 assert_int_equal(manager_hold(f->m, "background", i, 0, "", ":1.1", 0, &cookie, &e), 0);
         expect_error(manager_hold(f->m, "background", 99, 0, "", ":1.1", 0, &cookie, &e), &e,
                      -EUSERS, BOOST_ERROR_TOO_MANY_HOLDS);
-        assert_int_equal(boost_of(f, "background"), HOLDS_PER_CLIENT_DEFAULT - 1);
+        assert_int_equal(stune_boost(f->root, "background"), HOLDS_PER_CLIENT_DEFAULT - 1);
         /* another client still may */
         assert_int_equal(manager_hold(f->m, "background", 99, 0, "", ":1.2", 0, &cookie, &e), 0);
-        assert_int_equal(boost_of(f, "background"), 99);
+        assert_int_equal(stune_boost(f->root, "background"), 99);
 }
 
 static void test_hold_timeout(void **state) {
@@ -188,11 +181,11 @@ static void test_hold_timeout(void **state) {
         uint32_t cookie;
 
         assert_int_equal(manager_hold(f->m, "performance", 90, 30, "", ":1.1", 0, &cookie, NULL), 0);
-        assert_int_equal(boost_of(f, "performance"), 90);
+        assert_int_equal(stune_boost(f->root, "performance"), 90);
         for (int i = 0; i < 100 && f->m->holds.n > 0; i++)
                 assert_true(sd_event_run(f->m->event, 100 * 1000) >= 0);
         assert_int_equal(f->m->holds.n, 0);
-        assert_int_equal(boost_of(f, "performance"), 50);
+        assert_int_equal(stune_boost(f->root, "performance"), 50);
 }
 
 static void test_mode(void **state) {
@@ -211,13 +204,13 @@ static void test_power_state(void **state) {
         Fixture *f = *state;
 
         assert_int_equal(manager_set_power_state(f->m, POWER_BATTERY), 0);
-        assert_int_equal(boost_of(f, "interactive"), 5);
-        assert_int_equal(boost_of(f, "performance"), 30);
+        assert_int_equal(stune_boost(f->root, "interactive"), 5);
+        assert_int_equal(stune_boost(f->root, "performance"), 30);
         assert_int_equal(manager_set_power_state(f->m, POWER_LOW), 0);
-        assert_int_equal(boost_of(f, "performance"), 10);
+        assert_int_equal(stune_boost(f->root, "performance"), 10);
         assert_int_equal(manager_set_power_state(f->m, _POWER_STATE_MAX), -EINVAL);
         assert_int_equal(manager_set_power_state(f->m, POWER_AC), 0);
-        assert_int_equal(boost_of(f, "performance"), 50);
+        assert_int_equal(stune_boost(f->root, "performance"), 50);
 }
 
 static void test_input_boost(void **state) {
@@ -225,14 +218,14 @@ static void test_input_boost(void **state) {
         unsigned base, eff;
 
         assert_int_equal(manager_set_input_boost(f->m, "interactive", 60), 0);
-        assert_int_equal(boost_of(f, "interactive"), 60);
+        assert_int_equal(stune_boost(f->root, "interactive"), 60);
         assert_int_equal(manager_get_boost(f->m, "interactive", &base, &eff, NULL), 0);
         assert_int_equal(base, 10);
         assert_int_equal(eff, 60);
         assert_int_equal(manager_set_input_boost(f->m, "interactive", 101), -ERANGE);
         assert_int_equal(manager_set_input_boost(f->m, "nope", 1), -ENOENT);
         assert_int_equal(manager_set_input_boost(f->m, "interactive", 0), 0);
-        assert_int_equal(boost_of(f, "interactive"), 10);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
 }
 
 static void test_place_by_rules(void **state) {
@@ -263,8 +256,8 @@ static void test_reload(void **state) {
         assert_int_equal(manager_set_boost(f->m, "background", 8, NULL), 0);
         write_file(f->root, "etc/boostd.conf", "[Class:interactive]\nBoostAC=15\n");
         assert_int_equal(manager_reload(f->m, &e), 0);
-        assert_int_equal(boost_of(f, "interactive"), 15);
-        assert_int_equal(boost_of(f, "background"), 8);         /* API value kept */
+        assert_int_equal(stune_boost(f->root, "interactive"), 15);
+        assert_int_equal(stune_boost(f->root, "background"), 8);         /* API value kept */
 
         write_file(f->root, "etc/boostd.conf", "[Class:interactive]\nBoostAC=15\nBoostBattery=x\n");
         snprintf(msg, sizeof(msg), "%s/etc/boostd.conf:3: BoostBattery=x: not a number", f->root);
@@ -272,7 +265,7 @@ static void test_reload(void **state) {
         assert_string_equal(e.name, BOOST_ERROR_INVALID_CONFIG);
         assert_string_equal(e.message, msg);
         sd_bus_error_free(&e);
-        assert_int_equal(boost_of(f, "interactive"), 15);
+        assert_int_equal(stune_boost(f->root, "interactive"), 15);
         assert_int_equal(f->m->config->classes[2].boost[POWER_AC], 15);
 }
 
@@ -288,7 +281,7 @@ static void test_stop_restores_and_restart(void **state) {
         assert_int_equal(manager_classify(f->m, pid, "background", NULL), 0);
         assert_int_equal(manager_set_foreground(f->m, fg, NULL), 0);
         assert_int_equal(manager_stop(f->m), 0);
-        assert_int_equal(boost_of(f, "performance"), 0);
+        assert_int_equal(stune_boost(f->root, "performance"), 0);
         /* both went back to root */
         assert_true(file_has_pid(f->root, "dev/stune/cgroup.procs", fg));
         assert_true(file_has_pid(f->root, "dev/stune/cgroup.procs", pid));
@@ -298,7 +291,7 @@ static void test_stop_restores_and_restart(void **state) {
 
         assert_int_equal(manager_new(&o, &f->m, &error), 0);
         assert_int_equal(manager_start(f->m), 0);
-        assert_int_equal(boost_of(f, "performance"), 77);
+        assert_int_equal(stune_boost(f->root, "performance"), 77);
         assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), pid);
         assert_int_equal(read_int(f->root, "dev/stune/interactive/cgroup.procs"), fg);
         assert_int_equal(f->m->foreground.pid, fg);

@@ -103,6 +103,16 @@ static inline int read_int(const char *root, const char *rel) {
 }
 
 /* Whether a cgroup.procs file of a test tree lists pid. */
+/* A group's schedtune.boost in the fake hierarchy at <root>/dev/stune. */
+static inline int stune_boost(const char *root, const char *group) {
+        char p[256];
+
+        if (strcmp(group, "root") == 0)
+                return read_int(root, "dev/stune/schedtune.boost");
+        snprintf(p, sizeof(p), "dev/stune/%s/schedtune.boost", group);
+        return read_int(root, p);
+}
+
 static inline bool file_has_pid(const char *root, const char *rel, pid_t pid) {
         char buf[8192];
 
