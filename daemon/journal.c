@@ -125,7 +125,7 @@ static char *journal_file(const Journal *j, const char *name) {
         return path_join(j->dir, name);
 }
 
-/* A PID as the kernel gives them (at most PID_MAX_LIMIT, 2^22). */
+/* A PID that fits pid_t (the kernel's are at most PID_MAX_LIMIT, 2^22). */
 static bool pid_ok(long long pid) {
         return pid > 0 && pid <= INT_MAX;
 }

@@ -123,12 +123,14 @@ class BoostdTest(dbusmock.DBusTestCase):
         self.start_daemon()
 
     def tearDown(self):
-        self.stop_daemon()
-        for c in self.children:
-            c.kill()
-            c.wait()
-            if c.stdout:
-                c.stdout.close()
+        try:
+            self.stop_daemon()
+        finally:
+            for c in self.children:
+                c.kill()
+                c.wait()
+                if c.stdout:
+                    c.stdout.close()
 
     def run(self, result=None):
         # dump the daemon log when a test fails
@@ -159,13 +161,16 @@ class BoostdTest(dbusmock.DBusTestCase):
 
     def stop_daemon(self, sig=signal.SIGTERM):
         daemon, self.daemon = self.daemon, None
-        if daemon:
-            # a daemon that died by itself (a sanitizer's report, say) fails
-            # the test even when what the test waited for came before
-            self.assertIsNone(daemon.poll(), f'boostd exited by itself with {daemon.returncode}')
-            daemon.send_signal(sig)
-            self.assertEqual(daemon.wait(10), 0 if sig == signal.SIGTERM else -sig)
-        self.logf.close()
+        try:
+            if daemon:
+                # a daemon that died by itself (a sanitizer's report, say)
+                # fails the test even when what the test waited for came
+                # before
+                self.assertIsNone(daemon.poll(), f'boostd exited by itself with {daemon.returncode}')
+                daemon.send_signal(sig)
+                self.assertEqual(daemon.wait(10), 0 if sig == signal.SIGTERM else -sig)
+        finally:
+            self.logf.close()
         eventually(lambda: not self.sysbus.name_has_owner(NAME), msg='name released')
 
     # helpers

@@ -102,7 +102,6 @@ static inline int read_int(const char *root, const char *rel) {
         return atoi(buf);
 }
 
-/* Whether a cgroup.procs file of a test tree lists pid. */
 /* A group's schedtune.boost in the fake hierarchy at <root>/dev/stune. */
 static inline int stune_boost(const char *root, const char *group) {
         char p[256];
@@ -113,6 +112,7 @@ static inline int stune_boost(const char *root, const char *group) {
         return read_int(root, p);
 }
 
+/* Whether a cgroup.procs file of a test tree lists pid. */
 static inline bool file_has_pid(const char *root, const char *rel, pid_t pid) {
         char buf[8192];
 
