@@ -229,7 +229,8 @@ busybox_bin() {
 	bb=$dl/root/bin/busybox
 	if [ ! -x "$bb" ]; then
 		note "downloading busybox-static:arm64"
-		rm -rf "$dl"
+		# Its contents: the folder may be a mount point (fresh-machine-check).
+		find "$dl" -mindepth 1 -delete 2>/dev/null || true
 		mkdir -p "$dl"
 		(cd "$dl" && apt-get download -q busybox-static:arm64 \
 			> "$dl/download.log" 2>&1) ||
@@ -245,7 +246,7 @@ step_progs() {
 	note "building the guest test programs"
 	mkdir -p "$progs"
 	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror \
-		-o "$progs/stune-test" "$here"/guest/*.c -lm ||
+		-o "$progs/stune-test" "$here"/guest/*.c -lm -pthread ||
 		die "guest test programs do not build"
 }
 
@@ -281,16 +282,20 @@ step_initramfs() {
 		cpio -o -H newc -R 0:0 --quiet) | gzip -6 > "$out/initramfs.cpio.gz"
 }
 
-qemu_base=(qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 4 -m 1G
-	   -nographic -no-reboot)
+# The one QEMU command line of the kernel and the system tests. No guest
+# needs a network: without -nic none, "virt" adds a virtio NIC whose option
+# ROM (efi-virtio.rom) only the ipxe-qemu package has.
+qemu_base=(qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 4 -m 2G
+	   -nic none -nographic -no-reboot)
 
 # A device tree where CPUs 2 and 3 have half the capacity of CPUs 0 and 1.
 asym_dtb() {
 	local dtb=$out/virt-asym.dtb
 	if [ ! -f "$dtb" ]; then
-		qemu-system-aarch64 -M virt,dumpdtb="$out/virt.dtb" \
-			-cpu cortex-a57 -smp 4 -m 1G -nographic \
-			> /dev/null 2>&1 || die "QEMU could not dump its DTB"
+		# The same machine as the boot, or the DTB would not match it.
+		"${qemu_base[@]}" -M dumpdtb="$out/virt.dtb" \
+			> "$out/dumpdtb.log" 2>&1 ||
+			{ cat "$out/dumpdtb.log" >&2; die "QEMU could not dump its DTB"; }
 		dtc -q -I dtb -O dts -o "$out/virt.dts" "$out/virt.dtb"
 		awk '
 		/^\t\tcpu@[0-9]+ \{/ { cpu = substr($1, 5) + 0; incpu = 1 }
