@@ -20,6 +20,12 @@ now_ms() {
 	date +%s%3N
 }
 
+# How long a scenario waits for what must happen before it fails. It is
+# a deadline, not a latency budget: on a loaded host a TCG guest can take
+# a second for what takes milliseconds on a quiet one. Latencies are
+# reported (say) as figures, never asserted.
+DEADLINE_MS=15000
+
 # wait_for MS COMMAND...: poll every 50 ms until COMMAND succeeds.
 wait_for() {
 	local deadline=$(( $(now_ms) + $1 ))

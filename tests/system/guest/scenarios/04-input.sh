@@ -22,19 +22,19 @@ t_before=$(now_ms)
 
 $lib/uinput-keys 1500 20 100 3000 > /run/keys.log &
 pids+=("$!")
-wait_for 5000 grep -q typing /run/keys.log || fail "uinput-keys never started typing"
+wait_for $DEADLINE_MS grep -q typing /run/keys.log || fail "uinput-keys never started typing"
 t_typing=$(now_ms)
-wait_for 1500 effective_is interactive $boost ||
-	fail "interactive effective is $(effective interactive), not $boost, 1.5 s after the first key"
+wait_for $DEADLINE_MS effective_is interactive $boost ||
+	fail "interactive effective is $(effective interactive), not $boost, $((DEADLINE_MS / 1000)) s after the first key"
 t_up=$(now_ms)
 say "interactive effective $b0 -> $boost $(( t_up - t_typing )) ms after the first key"
 [ "$(cat $stune/interactive/schedtune.boost)" = $boost ] ||
 	fail "interactive schedtune.boost is $(cat $stune/interactive/schedtune.boost), not $boost"
-wait_for 5000 grep -q done /run/keys.log || fail "uinput-keys never finished typing"
+wait_for $DEADLINE_MS grep -q done /run/keys.log || fail "uinput-keys never finished typing"
 t_done=$(now_ms)
 effective_is interactive $boost || fail "the boost fell while the user was typing"
-wait_for 4000 effective_is interactive "$b0" ||
-	fail "interactive effective still $(effective interactive) 4 s after the last key"
+wait_for $DEADLINE_MS effective_is interactive "$b0" ||
+	fail "interactive effective still $(effective interactive) $((DEADLINE_MS / 1000)) s after the last key"
 t_down=$(now_ms)
 say "back to $b0 $(( t_down - t_done )) ms after the last key (DurationMs=1500)"
 [ $(( t_down - t_done )) -ge 1200 ] || fail "the boost fell after $(( t_down - t_done )) ms, before DurationMs=1500"

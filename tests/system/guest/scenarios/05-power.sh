@@ -13,9 +13,9 @@ sleep 1
 
 # expect STATE PERFORMANCE INTERACTIVE
 expect() {
-	wait_for 3000 bash -c "[ \"\$(busctl get-property ${BUS[*]} PowerState)\" = 's \"$1\"' ]" ||
+	wait_for $DEADLINE_MS bash -c "[ \"\$(busctl get-property ${BUS[*]} PowerState)\" = 's \"$1\"' ]" ||
 		fail "PowerState is $(property PowerState), want $1 ($what)"
-	wait_for 1000 effective_is performance "$2" ||
+	wait_for $DEADLINE_MS effective_is performance "$2" ||
 		fail "$what: performance effective $(effective performance), want $2"
 	effective_is interactive "$3" ||
 		fail "$what: interactive effective $(effective interactive), want $3"

@@ -37,19 +37,19 @@ grep -q "$denied" /run/err.txt || fail "alice's Classify of root's process: $(ca
 setpriv --reuid=alice --regid=alice --init-groups sleep 600 &
 own=$!
 pids+=("$own")
-wait_for 2000 bash -c "[ \"\$(stat -c %U /proc/$own)\" = alice ]" || fail "alice's sleep did not start"
+wait_for $DEADLINE_MS bash -c "[ \"\$(stat -c %U /proc/$own)\" = alice ]" || fail "alice's sleep did not start"
 as_alice boostctl classify "$own" background || fail "alice cannot classify her own process $own"
 in_group "$own" background || fail "alice's process $own is not in background"
 
 # A hold while a command runs, gone when it exits.
 as_alice boostctl hold performance 90 -- sleep 3 &
-wait_for 2500 effective_is performance 90 || fail "alice's hold did not raise performance to 90"
-wait_for 6000 effective_is performance "$perf" || fail "alice's hold outlived its command"
+wait_for $DEADLINE_MS effective_is performance 90 || fail "alice's hold did not raise performance to 90"
+wait_for $DEADLINE_MS effective_is performance "$perf" || fail "alice's hold outlived its command"
 
 # A hold whose client is killed: the bus tells boostd it left.
 as_alice boostctl hold performance 95 -- sleep 600 &
-wait_for 2500 effective_is performance 95 || fail "alice's second hold did not raise performance to 95"
+wait_for $DEADLINE_MS effective_is performance 95 || fail "alice's second hold did not raise performance to 95"
 pkill -KILL -u alice -x boostctl || fail "no boostctl of alice's to kill"
-wait_for 3000 effective_is performance "$perf" ||
+wait_for $DEADLINE_MS effective_is performance "$perf" ||
 	fail "the hold of a killed client is still in force ($(effective performance))"
 say "denied calls denied, allowed calls work, holds end with their client"

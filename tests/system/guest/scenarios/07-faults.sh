@@ -20,7 +20,7 @@ boostctl classify "$p" background || fail "boostctl classify $p background faile
 old=$(boostd_main_pid)
 restarts=$(systemctl show -p NRestarts --value boostd)
 kill -9 "$old"
-wait_for 15000 bash -c "[ \"\$(systemctl show -p NRestarts --value boostd)\" -gt $restarts ] &&
+wait_for $DEADLINE_MS bash -c "[ \"\$(systemctl show -p NRestarts --value boostd)\" -gt $restarts ] &&
 	[ \"\$(systemctl show -p ActiveState --value boostd)\" = active ]" ||
 	fail "systemd did not restart boostd after kill -9"
 new=$(boostd_main_pid)
