@@ -317,16 +317,19 @@ asym_dtb() {
 # boot NAME: run QEMU, log to $out/NAME.log; returns QEMU's time.
 boot_guest() {
 	local name=$1 log=$out/$1.log extra=() t0
+	local cmdline="console=ttyAMA0 panic=-1 log_buf_len=4M stune.boot=$name"
 	qemu_rc=0
 	if [ "$name" = asym ]; then
 		extra=(-dtb "$(asym_dtb)")
+		# sched_verbose: the kernel log says when EAS starts.
+		cmdline+=" sched_verbose"
 	fi
 	t0=$(now)
 	note "booting $name (timeout ${boot_timeout}s, log in $log)"
 	timeout -k 10 "$boot_timeout" "${qemu_base[@]}" "${extra[@]}" \
 		-kernel "$obj/arch/arm64/boot/Image" \
 		-initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyAMA0 panic=-1 log_buf_len=4M stune.boot=$name" \
+		-append "$cmdline" \
 		< /dev/null > "$log" 2>&1 || qemu_rc=$?
 	timings+=("boot $name $(elapsed "$t0") s")
 }

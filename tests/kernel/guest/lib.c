@@ -228,22 +228,15 @@ int group_get_boost(const char *name, long *ret)
 }
 
 /*
- * Make a group (or reuse it) with that boost; fail() says why not. The
- * slots of groups removed just before (stune_reset()) are released once
- * their css is freed, after an RCU grace period: ENOSPC is retried for up
- * to two seconds.
+ * Make a group (or reuse one of that name) with that boost. A slot freed
+ * by an rmdir is free when rmdir returns, so no ENOSPC is retried.
  */
 int group_make(const char *name, int boost)
 {
-	double t0 = now_s();
 	int err;
 
-	while (mkdir(group_dir(name), 0755) && errno != EEXIST) {
-		if (errno != ENOSPC || now_s() - t0 > 2.0)
-			return fail("mkdir %s: %s", group_dir(name),
-				    strerror(errno));
-		sleep_us(20000);
-	}
+	if (mkdir(group_dir(name), 0755) && errno != EEXIST)
+		return fail("mkdir %s: %s", group_dir(name), strerror(errno));
 	err = group_set_boost(name, boost);
 	if (err)
 		return fail("%s boost %d: %s", name, boost, strerror(-err));
@@ -333,11 +326,14 @@ int stune_view_read(struct stune_view *v)
 	struct stune_group_view *g;
 
 	memset(v, 0, sizeof(*v));
+	v->used = -1;
 	n = read_file(STUNE_DEBUGFS, buf, sizeof(buf));
 	if (n < 0)
 		return fail("read %s: %s", STUNE_DEBUGFS, strerror(-n));
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "used=%d", &v->used) == 1)
+			continue;
 		if (sscanf(line, "cpu%d boost=%d", &cpu, &b) == 2) {
 			if (cpu != v->nr_cpus || cpu >= MAX_CPUS)
 				return fail("debugfs: unexpected line '%s'",
@@ -401,6 +397,34 @@ int wait_cpu_boost(int cpu, int boost, double timeout_s, int *ret_seen)
 
 /* ---- cpufreq ---- */
 
+/*
+ * The test driver has no frequency table: it runs at exactly what
+ * schedutil asks for. Ten evenly spaced "OPPs" from its minimum to its
+ * maximum (200 to 2000 MHz) stand for one: a request rounds up to the next
+ * one, as it would to a table's with CPUFREQ_RELATION_L.
+ */
+static int opp_bins_read(int cpu, struct opp_table *t)
+{
+	char path[128];
+	long lo, hi;
+	int i;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_min_freq", cpu);
+	if (read_long(path, &lo))
+		return fail("cannot read %s", path);
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", cpu);
+	if (read_long(path, &hi))
+		return fail("cannot read %s", path);
+	if (hi <= lo)
+		return fail("cpu%d: frequency range %ld..%ld kHz", cpu, lo, hi);
+	t->nr = 10;
+	for (i = 0; i < t->nr; i++)
+		t->khz[i] = lo + (hi - lo) * i / (t->nr - 1);
+	return 0;
+}
+
 int opp_table_read(int cpu, struct opp_table *t)
 {
 	char path[128], buf[512], *p, *end;
@@ -409,6 +433,8 @@ int opp_table_read(int cpu, struct opp_table *t)
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_frequencies",
 		 cpu);
+	if (!path_exists(path))
+		return opp_bins_read(cpu, t);
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return fail("cannot read %s", path);
 	t->nr = 0;
@@ -485,6 +511,68 @@ int expected_opp(const struct opp_table *t, long util, long cap, int boost)
 	boosted += boosted >> 2;
 	khz = (unsigned long long)fmax * boosted / cap;
 	return opp_index(t, (long)khz);
+}
+
+/*
+ * The CPU's last frequency request as the test driver saw it: the
+ * frequency and the root CFS runqueue's utilization schedutil computed it
+ * from, max(util_avg, util_est) as cpu_util_cfs() takes it.
+ */
+int cpu_request(int cpu, long *khz, long *util)
+{
+	char path[96], buf[96];
+	long avg, est;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/stune_test_cpufreq/cpu%d", cpu);
+	if (read_file(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%ld %ld %ld", khz, &avg, &est) != 3)
+		return -1;
+	*util = avg > est ? avg : est;
+	return 0;
+}
+
+/*
+ * What schedutil asks for at @util on a CPU of capacity @cap with @boost,
+ * worked out from the documented formula: the boosted utilization, times
+ * 1.25 (map_util_freq()), as a fraction of the capacity of fmax.
+ */
+long expected_khz(long fmin, long fmax, long util, long cap, int boost)
+{
+	long boosted;
+	unsigned long long khz;
+
+	if (util > cap)
+		util = cap;
+	boosted = util + (long)boost * (cap - util) / 100;
+	khz = (unsigned long long)(fmax + (fmax >> 2)) * boosted / cap;
+	if ((long)khz < fmin)
+		return fmin;
+	if ((long)khz > fmax)
+		return fmax;
+	return (long)khz;
+}
+
+/*
+ * schedutil's rate_limit_us for @cpu's policy: per policy if the driver
+ * asks for governor tunables per policy, else the global one. Returns the
+ * old value, or -1.
+ */
+long set_rate_limit(int cpu, long us)
+{
+	char path[128], val[32];
+	long old;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpufreq/policy%d/schedutil/rate_limit_us",
+		 cpu);
+	if (!path_exists(path))
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpufreq/schedutil/rate_limit_us");
+	snprintf(val, sizeof(val), "%ld", us);
+	if (read_long(path, &old) || write_file(path, val))
+		return -1;
+	return old;
 }
 
 /* ---- tasks ---- */
@@ -572,8 +660,10 @@ static void periodic_run(struct periodic *p)
 		s = &p->samples[p->nr_samples];
 		s->t = now_s() - t0;
 		s->flag = p->flag ? *p->flag : 0;
-		s->khz = cpu_cur_khz(p->cpu);
-		s->util = self_util_avg();
+		if (cpu_request(p->cpu, &s->req_khz, &s->req_util))
+			s->req_khz = s->req_util = -1;
+		s->khz = p->light ? s->req_khz : cpu_cur_khz(p->cpu);
+		s->util = p->light ? -1 : self_util_avg();
 		s->cpu_boost = -1;
 		if (p->sample_boost && !stune_view_read(&v))
 			s->cpu_boost = v.cpu_boost[p->cpu];
@@ -656,6 +746,16 @@ int trace_event_enable(const char *event, bool on)
 
 	snprintf(path, sizeof(path), TRACEFS "/events/schedtune/%s/enable",
 		 event);
+	return write_file(path, on ? "1" : "0");
+}
+
+/* An event of any system, "sched/sched_wakeup" say. */
+int trace_event_enable_path(const char *system_event, bool on)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/enable",
+		 system_event);
 	return write_file(path, on ? "1" : "0");
 }
 

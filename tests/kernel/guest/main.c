@@ -34,6 +34,8 @@ struct stune_test {
 #define STUNE_TEST_ENTRY(n, b, t) { #n, b, test_##n, t }
 
 static const struct stune_test tests[] = {
+	/* First: no boost may have been set before it in its boot. */
+	STUNE_TEST_ENTRY(key_off_until_boost, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(sysctl_default, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(sysctl_range, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(sysctl_bad_writes, BOOT_SMP, 30),
@@ -54,6 +56,14 @@ static const struct stune_test tests[] = {
 	STUNE_TEST_ENTRY(cpu_boost_group_write, BOOT_SMP, 60),
 	STUNE_TEST_ENTRY(cpu_boost_move_runnable, BOOT_SMP, 60),
 	STUNE_TEST_ENTRY(cpu_boost_migrate, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(save_restore_keeps_count, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(class_switch, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(threadgroup_attach, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(hotplug_counted, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(pi_boosted_holder, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(throttled_keeps_boost, BOOT_SMP, 60),
+	STUNE_TEST_ENTRY(wakeup_response_local, BOOT_SMP, 90),
+	STUNE_TEST_ENTRY(wakeup_response_remote, BOOT_SMP, 90),
 	STUNE_TEST_ENTRY(trace_config_events, BOOT_SMP, 60),
 	STUNE_TEST_ENTRY(freq_boost_0, BOOT_SMP, 120),
 	STUNE_TEST_ENTRY(freq_boost_100, BOOT_SMP, 120),
@@ -61,6 +71,7 @@ static const struct stune_test tests[] = {
 	STUNE_TEST_ENTRY(freq_boost_30, BOOT_SMP, 120),
 	STUNE_TEST_ENTRY(freq_boost_50, BOOT_SMP, 120),
 	STUNE_TEST_ENTRY(freq_boost_70, BOOT_SMP, 120),
+	STUNE_TEST_ENTRY(freq_boost_75, BOOT_SMP, 120),
 	STUNE_TEST_ENTRY(freq_back_to_root, BOOT_SMP, 120),
 	STUNE_TEST_ENTRY(freq_after_exit, BOOT_SMP, 120),
 	STUNE_TEST_ENTRY(freq_max_wins, BOOT_SMP, 120),
@@ -71,6 +82,7 @@ static const struct stune_test tests[] = {
 	STUNE_TEST_ENTRY(asym_little_boost_100, BOOT_ASYM, 120),
 	STUNE_TEST_ENTRY(asym_little_boost_50, BOOT_ASYM, 120),
 	STUNE_TEST_ENTRY(asym_trace_little, BOOT_ASYM, 180),
+	STUNE_TEST_ENTRY(asym_eas_task_boost, BOOT_ASYM, 60),
 };
 
 #define NR_TESTS ((int)(sizeof(tests) / sizeof(tests[0])))

@@ -67,6 +67,7 @@ struct stune_group_view {
 };
 
 struct stune_view {
+	int used;		/* the static key: 1 once a boost was set, -1 absent */
 	int nr_cpus;
 	int cpu_boost[MAX_CPUS];
 	int nr_groups;
@@ -91,6 +92,9 @@ long cpu_cur_khz(int cpu);
 long cpu_capacity(int cpu);
 long self_util_avg(void);
 int expected_opp(const struct opp_table *t, long util, long cap, int boost);
+int cpu_request(int cpu, long *khz, long *util);
+long expected_khz(long fmin, long fmax, long util, long cap, int boost);
+long set_rate_limit(int cpu, long us);
 
 /* A periodic task of low duty cycle, pinned, sampling its own CPU. */
 struct sample {
@@ -99,6 +103,9 @@ struct sample {
 	long util;
 	int cpu_boost;		/* -1 unless sampled */
 	int flag;
+	/* The CPU's last request, from the test driver: -1 unless read. */
+	long req_khz;
+	long req_util;		/* max(util_avg, util_est) of the root CFS rq */
 };
 
 struct periodic {
@@ -112,6 +119,7 @@ struct periodic {
 	bool owns_flag;		/* set *flag to 1 while busy, 0 after */
 	long start_delay_us;
 	int uclamp_min;		/* applied when > 0 */
+	bool light;		/* sample only the request record: less util */
 	/* ramp: busy time grows from busy_us to busy_end_us */
 	long busy_end_us;
 	int max_samples;
@@ -130,6 +138,7 @@ void child_kill(pid_t pid);
 
 /* Tracing. */
 int trace_event_enable(const char *event, bool on);
+int trace_event_enable_path(const char *system_event, bool on);
 int trace_clear(void);
 char *trace_read(void);
 

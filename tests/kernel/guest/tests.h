@@ -30,6 +30,7 @@ int test_freq_boost_10(void);
 int test_freq_boost_30(void);
 int test_freq_boost_50(void);
 int test_freq_boost_70(void);
+int test_freq_boost_75(void);
 int test_freq_back_to_root(void);
 int test_freq_after_exit(void);
 int test_freq_max_wins(void);
@@ -40,5 +41,15 @@ int test_asym_capacity(void);
 int test_asym_little_boost_100(void);
 int test_asym_little_boost_50(void);
 int test_asym_trace_little(void);
+int test_key_off_until_boost(void);
+int test_save_restore_keeps_count(void);
+int test_class_switch(void);
+int test_threadgroup_attach(void);
+int test_wakeup_response_local(void);
+int test_wakeup_response_remote(void);
+int test_asym_eas_task_boost(void);
+int test_hotplug_counted(void);
+int test_pi_boosted_holder(void);
+int test_throttled_keeps_boost(void);
 
 #endif

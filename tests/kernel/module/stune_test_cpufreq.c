@@ -1,78 +1,205 @@
 // SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Test cpufreq driver for the SchedTune tests on QEMU virt.
  *
  * QEMU virt has no frequency scaling, so this driver gives every CPU its own
- * policy with a fixed table of operating points (200 MHz to 2000 MHz in
- * 200 MHz steps) and supports fast switching, so that schedutil drives it
- * straight from the scheduler. Frequencies are bookkeeping only: the
- * emulated CPU runs at the same speed whatever is "set" here, but the
- * policy's current frequency (scaling_cur_freq) shows what schedutil asked
- * for, and the frequency invariance of the scheduler's signals follows it.
+ * policy from 200 MHz to 2000 MHz with fast switching, so that schedutil
+ * drives it straight from the scheduler. It has no frequency table: each
+ * CPU "runs" at exactly the frequency schedutil asks for (its util with
+ * the 1.25 headroom, clamped to the range), so that a test can tell a
+ * boost of 10 from 0 and 75 from 100. Frequencies are bookkeeping only: the
+ * emulated CPU runs at the same speed whatever is "set" here, but
+ * scaling_cur_freq shows the request and the frequency invariance of the
+ * scheduler's signals follows it.
+ *
+ * For each CPU it also keeps the root CFS runqueue's util_avg and
+ * util_est as the scheduler's PELT and util_est tracepoints last reported
+ * them, and with each request the values in force when it was made:
+ * /sys/kernel/debug/stune_test_cpufreq/cpuN reads "khz util_avg util_est"
+ * of the CPU's last request. The tests compare the frequency with the
+ * utilization from this independent source, not from SchedTune's trace.
+ *
+ * schedutil's rate limit comes from transition_delay_us (module parameter
+ * rate_limit_us, 10 ms by default, as 6.1 gives most drivers).
+ *
+ * It also registers an energy model per policy, so that Energy Aware
+ * Scheduling runs on a boot with asymmetric capacities. The model is the
+ * test's own, not a real CPU's: a big CPU (capacity 1024) costs about the
+ * same per unit of work at every OPP, a smaller one is ten times cheaper up
+ * to 1200 MHz and five times dearer at its highest OPP. So an unboosted
+ * light task is cheapest on a small CPU, and one whose boost takes its CPU
+ * to the highest OPP is cheapest on a big CPU, if the energy estimate
+ * prices the boost.
  */
 
+#include <linux/arch_topology.h>
 #include <linux/cpu.h>
 #include <linux/cpufreq.h>
+#include <linux/debugfs.h>
+#include <linux/energy_model.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/seqlock.h>
+#include <trace/events/sched.h>
+
+/*
+ * The scheduler's own definitions, for struct cfs_rq: 6.1 exports the
+ * PELT tracepoints but no helper to read what they report.
+ */
+#include <linux/sched/cputime.h>
+#include "kernel/sched/sched.h"
 
 #define STUNE_TEST_KHZ_STEP	200000
 #define STUNE_TEST_NR_OPPS	10
+#define STUNE_TEST_MIN_KHZ	STUNE_TEST_KHZ_STEP
+#define STUNE_TEST_MAX_KHZ	(STUNE_TEST_KHZ_STEP * STUNE_TEST_NR_OPPS)
 
-static unsigned int initial_khz = STUNE_TEST_KHZ_STEP * STUNE_TEST_NR_OPPS;
+static unsigned int initial_khz = STUNE_TEST_MAX_KHZ;
 module_param(initial_khz, uint, 0444);
 MODULE_PARM_DESC(initial_khz, "frequency each CPU starts at, in kHz");
 
-static struct cpufreq_frequency_table stune_test_table[STUNE_TEST_NR_OPPS + 1];
+static unsigned int rate_limit_us = 10000;
+module_param(rate_limit_us, uint, 0444);
+MODULE_PARM_DESC(rate_limit_us, "schedutil's rate limit (transition_delay_us)");
 
-/* The frequency each CPU "runs" at, in kHz. */
-static DEFINE_PER_CPU(unsigned int, stune_test_cur);
+/* Per CPU: its frequency, and the utilization behind its last request. */
+struct stune_test_cpu {
+	unsigned int khz;
+	/* Last reported by the tracepoints. */
+	unsigned long util_avg;
+	unsigned long util_est;
+	/* In force at the last request; req_seq guards the three. */
+	seqcount_t req_seq;
+	unsigned int req_khz;
+	unsigned long req_util_avg;
+	unsigned long req_util_est;
+};
+
+static DEFINE_PER_CPU(struct stune_test_cpu, stune_test_cpus);
+static struct dentry *stune_test_dir;
+
+/* What cpu_util_cfs() reads: the root CFS runqueue of each CPU. */
+static void stune_test_cfs_util(void *data, struct cfs_rq *cfs_rq)
+{
+	struct rq *rq = rq_of(cfs_rq);
+	struct stune_test_cpu *tc;
+
+	if (cfs_rq != &rq->cfs)
+		return;
+	tc = per_cpu_ptr(&stune_test_cpus, cpu_of(rq));
+	WRITE_ONCE(tc->util_avg, READ_ONCE(cfs_rq->avg.util_avg));
+	WRITE_ONCE(tc->util_est, READ_ONCE(cfs_rq->avg.util_est.enqueued));
+}
 
 static unsigned int stune_test_set(struct cpufreq_policy *policy,
 				   unsigned int khz)
 {
+	struct stune_test_cpu *tc;
+	unsigned long flags;
 	unsigned int cpu;
 
+	/* Fast switching comes from interrupts too (the tick). */
+	local_irq_save(flags);
 	/* policy->cpus: related_cpus is only filled in after ->init(). */
-	for_each_cpu(cpu, policy->cpus)
-		WRITE_ONCE(per_cpu(stune_test_cur, cpu), khz);
+	for_each_cpu(cpu, policy->cpus) {
+		tc = per_cpu_ptr(&stune_test_cpus, cpu);
+		WRITE_ONCE(tc->khz, khz);
+		write_seqcount_begin(&tc->req_seq);
+		tc->req_khz = khz;
+		tc->req_util_avg = READ_ONCE(tc->util_avg);
+		tc->req_util_est = READ_ONCE(tc->util_est);
+		write_seqcount_end(&tc->req_seq);
+	}
+	local_irq_restore(flags);
 	return khz;
 }
 
-static int stune_test_target_index(struct cpufreq_policy *policy,
-				   unsigned int index)
+static int stune_test_target(struct cpufreq_policy *policy,
+			     unsigned int target_freq, unsigned int relation)
 {
-	stune_test_set(policy, policy->freq_table[index].frequency);
+	stune_test_set(policy, clamp(target_freq, policy->min, policy->max));
 	return 0;
 }
 
+/* Exactly the request, within the policy's limits. */
 static unsigned int stune_test_fast_switch(struct cpufreq_policy *policy,
 					   unsigned int target_freq)
 {
-	int index;
-
-	index = cpufreq_frequency_table_target(policy, target_freq,
-					       policy->min, policy->max,
-					       CPUFREQ_RELATION_L);
-	if (index < 0)
-		return 0;
-	return stune_test_set(policy, policy->freq_table[index].frequency);
+	return stune_test_set(policy,
+			      clamp(target_freq, policy->min, policy->max));
 }
 
 static unsigned int stune_test_get(unsigned int cpu)
 {
-	return READ_ONCE(per_cpu(stune_test_cur, cpu));
+	return READ_ONCE(per_cpu(stune_test_cpus, cpu).khz);
+}
+
+static int stune_test_verify(struct cpufreq_policy_data *policy)
+{
+	cpufreq_verify_within_cpu_limits(policy);
+	return 0;
 }
 
 static int stune_test_init(struct cpufreq_policy *policy)
 {
 	/* One policy per CPU: the core has already set policy->cpus. */
-	policy->freq_table = stune_test_table;
+	policy->cpuinfo.min_freq = STUNE_TEST_MIN_KHZ;
+	policy->cpuinfo.max_freq = STUNE_TEST_MAX_KHZ;
+	policy->min = STUNE_TEST_MIN_KHZ;
+	policy->max = STUNE_TEST_MAX_KHZ;
 	policy->cpuinfo.transition_latency = 100 * NSEC_PER_USEC;
-	policy->transition_delay_us = 500;
+	policy->transition_delay_us = rate_limit_us;
 	policy->fast_switch_possible = true;
-	stune_test_set(policy, initial_khz);
+	policy->cur = stune_test_set(policy, clamp(initial_khz,
+						   STUNE_TEST_MIN_KHZ,
+						   STUNE_TEST_MAX_KHZ));
 	return 0;
+}
+
+/*
+ * Cost of an OPP (power * fmax / f), per unit of work: almost flat for a
+ * big CPU, cheap then steep for a smaller one; strictly rising, so that
+ * the energy model marks no OPP inefficient (schedutil would skip those).
+ * Powers are in an abstract scale.
+ */
+static const unsigned long stune_test_cost_big[STUNE_TEST_NR_OPPS] = {
+	1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009,
+};
+
+static const unsigned long stune_test_cost_small[STUNE_TEST_NR_OPPS] = {
+	100, 101, 102, 103, 104, 105, 150, 400, 1500, 5000,
+};
+
+static int stune_test_active_power(struct device *dev, unsigned long *power,
+				   unsigned long *khz)
+{
+	const unsigned long *cost = stune_test_cost_big;
+	unsigned long f;
+	int i;
+
+	if (topology_get_cpu_scale(dev->id) < SCHED_CAPACITY_SCALE)
+		cost = stune_test_cost_small;
+	for (i = 0; i < STUNE_TEST_NR_OPPS; i++) {
+		f = (i + 1) * STUNE_TEST_KHZ_STEP;
+		if (f >= *khz)
+			break;
+	}
+	if (i == STUNE_TEST_NR_OPPS)
+		return -EINVAL;
+	*khz = f;
+	/* power = cost * f / fmax, scaled up so that no cost rounds away */
+	*power = cost[i] * (i + 1) * 100;
+	return 0;
+}
+
+static void stune_test_register_em(struct cpufreq_policy *policy)
+{
+	struct em_data_callback em_cb = EM_DATA_CB(stune_test_active_power);
+
+	em_dev_register_perf_domain(get_cpu_device(policy->cpu),
+				    STUNE_TEST_NR_OPPS, &em_cb,
+				    policy->related_cpus, false);
 }
 
 static int stune_test_exit(struct cpufreq_policy *policy)
@@ -83,35 +210,76 @@ static int stune_test_exit(struct cpufreq_policy *policy)
 
 static struct cpufreq_driver stune_test_driver = {
 	.name		= "stune-test",
-	.flags		= CPUFREQ_NEED_INITIAL_FREQ_CHECK,
 	.init		= stune_test_init,
 	.exit		= stune_test_exit,
-	.verify		= cpufreq_generic_frequency_table_verify,
-	.target_index	= stune_test_target_index,
+	.verify		= stune_test_verify,
+	.target		= stune_test_target,
 	.fast_switch	= stune_test_fast_switch,
 	.get		= stune_test_get,
-	.attr		= cpufreq_generic_attr,
+	.register_em	= stune_test_register_em,
 };
+
+static int stune_test_req_show(struct seq_file *m, void *v)
+{
+	struct stune_test_cpu *tc = m->private;
+	unsigned long util_avg, util_est;
+	unsigned int khz, seq;
+
+	do {
+		seq = read_seqcount_begin(&tc->req_seq);
+		khz = tc->req_khz;
+		util_avg = tc->req_util_avg;
+		util_est = tc->req_util_est;
+	} while (read_seqcount_retry(&tc->req_seq, seq));
+	seq_printf(m, "%u %lu %lu\n", khz, util_avg, util_est);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stune_test_req);
 
 static int __init stune_test_cpufreq_init(void)
 {
-	int i;
+	char name[16];
+	int cpu, ret;
 
-	for (i = 0; i < STUNE_TEST_NR_OPPS; i++) {
-		stune_test_table[i].driver_data = i;
-		stune_test_table[i].frequency = (i + 1) * STUNE_TEST_KHZ_STEP;
+	for_each_possible_cpu(cpu)
+		seqcount_init(&per_cpu(stune_test_cpus, cpu).req_seq);
+	ret = register_trace_pelt_cfs_tp(stune_test_cfs_util, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_sched_util_est_cfs_tp(stune_test_cfs_util, NULL);
+	if (ret)
+		goto err_pelt;
+	stune_test_dir = debugfs_create_dir("stune_test_cpufreq", NULL);
+	for_each_possible_cpu(cpu) {
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		debugfs_create_file(name, 0444, stune_test_dir,
+				    per_cpu_ptr(&stune_test_cpus, cpu),
+				    &stune_test_req_fops);
 	}
-	stune_test_table[i].frequency = CPUFREQ_TABLE_END;
+	ret = cpufreq_register_driver(&stune_test_driver);
+	if (ret)
+		goto err_est;
+	return 0;
 
-	return cpufreq_register_driver(&stune_test_driver);
+err_est:
+	debugfs_remove_recursive(stune_test_dir);
+	unregister_trace_sched_util_est_cfs_tp(stune_test_cfs_util, NULL);
+err_pelt:
+	unregister_trace_pelt_cfs_tp(stune_test_cfs_util, NULL);
+	tracepoint_synchronize_unregister();
+	return ret;
 }
 module_init(stune_test_cpufreq_init);
 
 static void __exit stune_test_cpufreq_exit(void)
 {
 	cpufreq_unregister_driver(&stune_test_driver);
+	debugfs_remove_recursive(stune_test_dir);
+	unregister_trace_sched_util_est_cfs_tp(stune_test_cfs_util, NULL);
+	unregister_trace_pelt_cfs_tp(stune_test_cfs_util, NULL);
+	tracepoint_synchronize_unregister();
 }
 module_exit(stune_test_cpufreq_exit);
 
-MODULE_DESCRIPTION("Test cpufreq driver with fast switching for SchedTune tests");
+MODULE_DESCRIPTION("Test cpufreq driver with exact requests for SchedTune tests");
 MODULE_LICENSE("GPL");
