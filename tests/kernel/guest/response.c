@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,12 +203,61 @@ int test_save_restore_keeps_count(void)
 	return stune_reset();
 }
 
-/* Only CFS tasks count: a task made RT leaves its count, and comes back. */
+/* The group's count summed over every CPU comes to @count. */
+static int expect_group_total(const char *group, int count, const char *when)
+{
+	struct stune_view v;
+	const struct stune_group_view *g;
+	double end = now_s() + 3.0;
+	int cpu, n = -1;
+
+	do {
+		if (stune_view_read(&v))
+			return -1;
+		g = stune_view_group(&v, group);
+		if (!g)
+			return fail("%s: group %s missing", when, group);
+		for (n = 0, cpu = 0; cpu < v.nr_cpus; cpu++)
+			n += g->tasks[cpu];
+		if (n == count)
+			return 0;
+		sleep_us(10000);
+	} while (now_s() < end);
+	return fail("%s: group %s counts %d tasks, expected %d", when, group,
+		    n, count);
+}
+
+/* sched_setattr(2) to SCHED_DEADLINE (2 ms every 10 ms) or back. */
+static int set_deadline(pid_t pid, bool on)
+{
+	struct {
+		unsigned int size;
+		unsigned int sched_policy;
+		unsigned long long sched_flags;
+		int sched_nice;
+		unsigned int sched_priority;
+		unsigned long long sched_runtime, sched_deadline, sched_period;
+	} attr = {
+		.size = sizeof(attr),
+		.sched_policy = on ? 6 : SCHED_OTHER,	/* SCHED_DEADLINE */
+		.sched_runtime = on ? 2000000 : 0,
+		.sched_deadline = on ? 10000000 : 0,
+		.sched_period = on ? 10000000 : 0,
+	};
+
+	return syscall(SYS_sched_setattr, pid, &attr, 0) ? -errno : 0;
+}
+
+/*
+ * Only CFS tasks count: a task made RT or DL leaves its count, and comes
+ * back with it.
+ */
 int test_class_switch(void)
 {
 	struct sched_param sp = { .sched_priority = 1 };
+	cpu_set_t set;
 	pid_t pid;
-	int cpu = 3;
+	int err, i, cpu = 3;
 
 	SETUP_OR_FAIL(stune_reset() || group_make("c", 60));
 	pid = spinner_start(cpu, "c", 30);
@@ -221,6 +271,22 @@ int test_class_switch(void)
 	if (sched_setscheduler(pid, SCHED_OTHER, &sp))
 		return fail("SCHED_OTHER: %s", strerror(errno));
 	if (expect_state("c", cpu, 1, 60, "spinner back to SCHED_OTHER"))
+		return -1;
+	/* SCHED_DEADLINE wants the whole root domain in the affinity. */
+	CPU_ZERO(&set);
+	for (i = 0; i < nr_online_cpus(); i++)
+		CPU_SET(i, &set);
+	if (sched_setaffinity(pid, sizeof(set), &set))
+		return fail("sched_setaffinity: %s", strerror(errno));
+	err = set_deadline(pid, true);
+	if (err)
+		return fail("SCHED_DEADLINE: %s", strerror(-err));
+	if (expect_group_total("c", 0, "spinner made SCHED_DEADLINE"))
+		return -1;
+	err = set_deadline(pid, false);
+	if (err)
+		return fail("back from SCHED_DEADLINE: %s", strerror(-err));
+	if (expect_group_total("c", 1, "spinner back from SCHED_DEADLINE"))
 		return -1;
 	child_kill(pid);
 	if (expect_idle_view("spinner killed"))
