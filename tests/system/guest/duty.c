@@ -68,6 +68,19 @@ static long read_khz(int cpu)
 	return khz;
 }
 
+static long read_tag(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	long long start, period_start, end;
@@ -76,6 +89,8 @@ int main(int argc, char **argv)
 	int cpu;
 
 	const char *latest = NULL;
+	/* DUTY_TAG_FILE: a number read after each sample, a third column. */
+	const char *tag = getenv("DUTY_TAG_FILE");
 
 	if (argc != 5 && argc != 6) {
 		fprintf(stderr, "usage: %s CPU BUSY_MS PERIOD_MS DURATION_MS [LATEST_FILE]\n",
@@ -106,7 +121,10 @@ int main(int argc, char **argv)
 			;
 		long khz = read_khz(cpu);
 
-		printf("%lld %ld\n", epoch_ms(), khz);
+		if (tag)
+			printf("%lld %ld %ld\n", epoch_ms(), khz, read_tag(tag));
+		else
+			printf("%lld %ld\n", epoch_ms(), khz);
 		if (latest)
 			write_latest(latest, khz);
 		wake = period_start + period;
