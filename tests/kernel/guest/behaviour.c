@@ -61,12 +61,7 @@ int test_cpufreq_driver(void)
 		if (cpu_request(cpu, &khz, &util))
 			return fail("cpu%d: no request record from the test driver",
 				    cpu);
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpufreq/policy%d/schedutil/rate_limit_us",
-			 cpu);
-		if (!path_exists(path))
-			snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpufreq/schedutil/rate_limit_us");
+		rate_limit_path(cpu, path, sizeof(path));
 		if (read_long(path, &rate) || rate != 10000)
 			return fail("schedutil's rate limit is %ld us, not the 10 ms of the test driver",
 				    rate);

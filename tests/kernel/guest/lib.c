@@ -553,6 +553,17 @@ long expected_khz(long fmin, long fmax, long util, long cap, int boost)
 	return (long)khz;
 }
 
+/* schedutil's rate_limit_us file for @cpu's policy. */
+void rate_limit_path(int cpu, char *path, size_t size)
+{
+	snprintf(path, size,
+		 "/sys/devices/system/cpu/cpufreq/policy%d/schedutil/rate_limit_us",
+		 cpu);
+	if (!path_exists(path))
+		snprintf(path, size,
+			 "/sys/devices/system/cpu/cpufreq/schedutil/rate_limit_us");
+}
+
 /*
  * schedutil's rate_limit_us for @cpu's policy: per policy if the driver
  * asks for governor tunables per policy, else the global one. Returns the
@@ -563,12 +574,7 @@ long set_rate_limit(int cpu, long us)
 	char path[128], val[32];
 	long old;
 
-	snprintf(path, sizeof(path),
-		 "/sys/devices/system/cpu/cpufreq/policy%d/schedutil/rate_limit_us",
-		 cpu);
-	if (!path_exists(path))
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpufreq/schedutil/rate_limit_us");
+	rate_limit_path(cpu, path, sizeof(path));
 	snprintf(val, sizeof(val), "%ld", us);
 	if (read_long(path, &old) || write_file(path, val))
 		return -1;
@@ -609,15 +615,7 @@ struct periodic *periodic_new(int cpu, long busy_us, long period_us,
 /* sched_setattr(2) with only the minimum utilisation clamp. */
 static int set_uclamp_min(int value)
 {
-	struct {
-		unsigned int size;
-		unsigned int sched_policy;
-		unsigned long long sched_flags;
-		int sched_nice;
-		unsigned int sched_priority;
-		unsigned long long sched_runtime, sched_deadline, sched_period;
-		unsigned int sched_util_min, sched_util_max;
-	} attr = {
+	struct stune_sched_attr attr = {
 		.size = sizeof(attr),
 		/* SCHED_FLAG_KEEP_ALL | SCHED_FLAG_UTIL_CLAMP_MIN */
 		.sched_flags = 0x08 | 0x10 | 0x20,

@@ -230,14 +230,7 @@ static int expect_group_total(const char *group, int count, const char *when)
 /* sched_setattr(2) to SCHED_DEADLINE (2 ms every 10 ms) or back. */
 static int set_deadline(pid_t pid, bool on)
 {
-	struct {
-		unsigned int size;
-		unsigned int sched_policy;
-		unsigned long long sched_flags;
-		int sched_nice;
-		unsigned int sched_priority;
-		unsigned long long sched_runtime, sched_deadline, sched_period;
-	} attr = {
+	struct stune_sched_attr attr = {
 		.size = sizeof(attr),
 		.sched_policy = on ? 6 : SCHED_OTHER,	/* SCHED_DEADLINE */
 		.sched_runtime = on ? 2000000 : 0,

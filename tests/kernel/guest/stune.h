@@ -95,6 +95,18 @@ int expected_opp(const struct opp_table *t, long util, long cap, int boost);
 int cpu_request(int cpu, long *khz, long *util);
 long expected_khz(long fmin, long fmax, long util, long cap, int boost);
 long set_rate_limit(int cpu, long us);
+void rate_limit_path(int cpu, char *path, size_t size);
+
+/* struct sched_attr of sched_setattr(2), up to the utilisation clamps. */
+struct stune_sched_attr {
+	unsigned int size;
+	unsigned int sched_policy;
+	unsigned long long sched_flags;
+	int sched_nice;
+	unsigned int sched_priority;
+	unsigned long long sched_runtime, sched_deadline, sched_period;
+	unsigned int sched_util_min, sched_util_max;
+};
 
 /* A periodic task of low duty cycle, pinned, sampling its own CPU. */
 struct sample {
