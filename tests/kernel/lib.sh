@@ -177,6 +177,14 @@ check_config() {
 	[ "$bad" -eq 0 ] || die "config fragment did not apply; see above"
 }
 
+# allnoconfig plus the fragment: the test kernel's .config.
+kconfig_from_fragment() {
+	kmake allnoconfig >/dev/null 2>&1
+	(cd "$src" && ARCH=arm64 scripts/kconfig/merge_config.sh -m \
+		-O "$obj" "$obj/.config" "$fragment") > "$obj/merge_config.log" 2>&1
+	kmake olddefconfig >/dev/null 2>&1
+}
+
 step_config() {
 	local stamp
 	stamp=$( { cat "$fragment"; cat "$bld/kernel-series.stamp"; } |
@@ -189,10 +197,7 @@ step_config() {
 	note "configuring $obj"
 	mkdir -p "$obj"
 	rm -f "$obj/.stune-config.stamp"
-	kmake allnoconfig >/dev/null 2>&1
-	(cd "$src" && ARCH=arm64 scripts/kconfig/merge_config.sh -m \
-		-O "$obj" "$obj/.config" "$fragment") > "$obj/merge_config.log" 2>&1
-	kmake olddefconfig >/dev/null 2>&1
+	kconfig_from_fragment
 	check_config
 	echo "$stamp" > "$obj/.stune-config.stamp"
 }
