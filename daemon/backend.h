@@ -8,7 +8,7 @@
 #include "cgroup-ops.h"
 #include "journal.h"
 #include "log.h"
-#include "proc.h"
+#include "process.h"
 
 typedef enum ProbeResult {
         PROBE_SUCCESS,          /* usable now */

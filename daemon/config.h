@@ -6,12 +6,10 @@
 #include <errno.h>
 #include <sys/types.h>
 
-#include "config-auto.h"
+#include "boost.h"
+#include "config-sources.h"
 #include "macro.h"
 
-#define BOOST_MAX 100U
-#define GROUPS_MAX 16          /* kernel limit for SchedTune, counting root */
-#define CLASS_NAME_MAX 32
 #define HOLDS_PER_CLIENT_DEFAULT 16U
 #define HOLDS_PER_CLIENT_MAX 1024U
 

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "auto-policy.h"
+#include "policy.h"
 #include "macro.h"
 
 typedef struct Manager Manager;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "proc.h"
+#include "process.h"
 
 typedef struct JournalGroup {
         char name[CLASS_NAME_MAX];

@@ -2,12 +2,12 @@
 /* The D-Bus interface org.boostd.Boost1: vtable, authorization, tracking. */
 #include <string.h>
 
-#include "boost-errors.h"
+#include "bus-names.h"
 #include "config-version.h"
 #include "gamemode.h"
 #include "log.h"
 #include "manager.h"
-#include "proc.h"
+#include "process.h"
 
 #define POLKIT_TIMEOUT_USEC (25 * USEC_PER_SEC)
 

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "boost-errors.h"
+#include "bus-names.h"
 #include "cgroup-watch.h"
 #include "classify.h"
 #include "exec-source.h"
@@ -17,7 +17,7 @@
 #include "log.h"
 #include "manager.h"
 #include "power.h"
-#include "proc.h"
+#include "process.h"
 #include "rules.h"
 #include "util.h"
 

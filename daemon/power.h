@@ -3,7 +3,7 @@
  * supplies in sysfs, followed through uevents. */
 #pragma once
 
-#include "auto-policy.h"
+#include "policy.h"
 
 typedef struct Manager Manager;
 typedef struct PowerSource PowerSource;

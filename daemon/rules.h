@@ -6,15 +6,7 @@
 #include <sys/types.h>
 
 #include "config.h"
-
-typedef struct ProcessInfo {
-        pid_t pid;
-        const char *comm;       /* /proc/PID/comm */
-        const char *exe;        /* /proc/PID/exe target, NULL if unknown */
-        const char *cgroup;     /* cgroup v2 path, e.g. /system.slice/foo.service */
-        uid_t uid;
-        const char *user;       /* user name of uid, NULL if unknown */
-} ProcessInfo;
+#include "process.h"
 
 /* The unit (last .service or .scope component) of a cgroup path, copied
  * into buf; returns NULL if there is none. */

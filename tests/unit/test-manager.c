@@ -3,7 +3,7 @@
  * bus: each bad input gets its named error and changes nothing. */
 #include "tests.h"
 
-#include "boost-errors.h"
+#include "bus-names.h"
 #include "log.h"
 #include "manager.h"
 

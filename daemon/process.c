@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 
 #include "macro.h"
-#include "proc.h"
+#include "process.h"
 #include "util.h"
 
 static char *proc_path(const char *proc_root, pid_t pid, const char *file) {

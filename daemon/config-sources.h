@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The [Input] and [Power] sections of the configuration. */
+/* The sections of the event sources: [Input] and [Power]. */
 #pragma once
 
 #include <stdbool.h>

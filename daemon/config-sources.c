@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The [Input] and [Power] sections of the configuration. */
+/* The sections of the event sources: [Input] and [Power]. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "boost.h"
+#include "config-sources.h"
+#include "macro.h"
 #include "util.h"
 
 static int fail(char **ret_msg, int r, const char *fmt, ...) _printf_(3, 4);

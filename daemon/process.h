@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Reading process facts from /proc (or a test tree); does not log. */
+/* Processes: their identity (PID and start time, pidfd) and their facts
+ * from /proc (or a test tree); does not log. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-#include "rules.h"
 
 /* A process is named by PID and start time (field 22 of stat), so that a
  * reused PID is never mistaken for the process that was meant. */
@@ -20,6 +19,16 @@ int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret);
 
 /* The cgroup v2 path of a process (its "0::" line), NULL if it has none. */
 int proc_get_cgroup(const char *proc_root, pid_t pid, char **ret);
+
+/* What the rules match a process by. */
+typedef struct ProcessInfo {
+        pid_t pid;
+        const char *comm;       /* /proc/PID/comm */
+        const char *exe;        /* /proc/PID/exe target, NULL if unknown */
+        const char *cgroup;     /* cgroup v2 path, e.g. /system.slice/foo.service */
+        uid_t uid;
+        const char *user;       /* user name of uid, NULL if unknown */
+} ProcessInfo;
 
 /* Fills info with comm, exe, cgroup (v2 line), uid and, with user_name,
  * user; the strings are allocated in *ret_buf, freed by the caller. */
