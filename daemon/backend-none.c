@@ -11,12 +11,12 @@ static int none_probe(Backend *b) {
 
 static int none_start(Backend *b, const char *const *groups, size_t n) {
         for (size_t i = 0; i < n; i++)
-                (void) journal_get_group(b->journal, groups[i], true);
+                (void) state_get_group(b->state, groups[i], true);
         return 0;
 }
 
 static int none_apply(Backend *b, const char *group, unsigned boost) {
-        JournalGroup *g = journal_get_group(b->journal, group, true);
+        StateGroup *g = state_get_group(b->state, group, true);
 
         if (g) {
                 g->wrote = boost;
@@ -27,18 +27,20 @@ static int none_apply(Backend *b, const char *group, unsigned boost) {
 }
 
 static int none_attach(Backend *b, const char *group, const ProcessId *id) {
-        Journal *j = b->journal;
+        State *j = b->state;
 
         log_debug(b->log, "PID %d: group %s (no kernel support, not moved).", (int) id->pid, group);
+        j->dirty = true;
         if (streq(group, "root")) {
-                journal_pid_remove(&j->placed, &j->n_placed, id->pid);
+                state_pid_remove(&j->placed, &j->n_placed, id->pid);
                 return 0;
         }
-        return journal_pid_set(&j->placed, &j->n_placed, id, group);
+        return state_pid_set(&j->placed, &j->n_placed, id, group);
 }
 
 static int none_restore(Backend *b) {
-        journal_clear_kernel(b->journal);
+        state_clear_kernel(b->state);
+        b->state->dirty = true;
         return 0;
 }
 

@@ -100,7 +100,7 @@ static const CgroupOps *cgroup_ops_for(const Backend *b) {
 }
 
 static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
-        Journal *j = b->journal;
+        State *j = b->state;
         int r;
 
         if (!b->path) {
@@ -118,7 +118,7 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
         }
 
         for (size_t i = 0; i < n; i++) {
-                JournalGroup *jg = journal_get_group(j, groups[i], false);
+                StateGroup *jg = state_get_group(j, groups[i], false);
                 bool created = false;
                 unsigned cur = 0;
 
@@ -149,7 +149,7 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                                            groups[i], cur, jg->wrote);
                         continue;
                 }
-                jg = journal_get_group(j, groups[i], true);
+                jg = state_get_group(j, groups[i], true);
                 if (!jg)
                         return -ENOSPC;
                 jg->found = created ? 0 : cur;
@@ -158,15 +158,13 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                           created ? "created" : "found", cur);
         }
 
-        /* Record before the first change. */
-        r = journal_save(j);
-        if (r < 0)
-                return log_error_errno(b->log, r, "Failed to write the journal in %s: %m", j->dir);
+        /* The caller saves it before the first change. */
+        j->dirty = true;
         return 0;
 }
 
 static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
-        JournalGroup *jg = journal_get_group(b->journal, group, true);
+        StateGroup *jg = state_get_group(b->state, group, true);
         unsigned cur;
         int r;
 
@@ -182,9 +180,7 @@ static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
                                        boost, b->boost_file, group);
         jg->wrote = boost;
         jg->has_wrote = true;
-        r = journal_save(b->journal);
-        if (r < 0)
-                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
+        b->state->dirty = true;
         return 0;
 }
 
@@ -195,8 +191,8 @@ static int schedtune_group_of(Backend *b, pid_t pid, char *buf, size_t size) {
 }
 
 static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) {
-        Journal *j = b->journal;
-        JournalPid *old;
+        State *j = b->state;
+        StatePid *old;
         char cur[CLASS_NAME_MAX];
         bool changed;
         int r;
@@ -209,45 +205,32 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
                 if (r < 0)
                         return r;       /* the caller names the process */
         }
-        old = journal_pid_find(j->placed, j->n_placed, id->pid);
+        old = state_pid_find(j->placed, j->n_placed, id->pid);
         if (streq(group, "root")) {
                 changed = old;
-                journal_pid_remove(&j->placed, &j->n_placed, id->pid);
+                state_pid_remove(&j->placed, &j->n_placed, id->pid);
         } else {
                 changed = !old || old->id.start_time != id->start_time || !streq(old->group, group);
-                r = journal_pid_set(&j->placed, &j->n_placed, id, group);
+                r = state_pid_set(&j->placed, &j->n_placed, id, group);
                 if (r < 0)
                         return r;
         }
-        /* Not saved here: the caller saves once per burst (a walk of the
-         * tree places thousands), see manager_save_later(). */
+        /* The caller saves once per burst (a walk of the tree places
+         * thousands), see state_save_later(). */
         if (changed)
                 j->dirty = true;
         return 0;
 }
 
 static int schedtune_restore(Backend *b) {
-        Journal *j = b->journal;
+        State *j = b->state;
         int ret = 0, r;
 
         if (!b->path || !b->cgroup)
                 return 0;
 
-        for (size_t i = 0; i < j->n_placed; i++) {
-                JournalPid *p = &j->placed[i];
-
-                if (process_id_is_current(b->proc_root, &p->id) <= 0)
-                        continue;       /* gone, or the PID is someone else's now */
-                if (b->cgroup->has_pid(b, p->group, p->id.pid) <= 0)
-                        continue;       /* moved elsewhere since: leave it */
-                r = b->cgroup->attach(b, "root", p->id.pid);
-                if (r < 0 && r != -ESRCH)
-                        ret = log_warning_errno(b->log, r, "Failed to move PID %d back to root: %m",
-                                                (int) p->id.pid);
-        }
-
         for (size_t i = 0; i < j->n_groups; i++) {
-                JournalGroup *g = &j->groups[i];
+                StateGroup *g = &j->groups[i];
                 unsigned cur, target;
 
                 r = read_boost(b, g->name, &cur);
@@ -269,10 +252,8 @@ static int schedtune_restore(Backend *b) {
                                                 g->name, target);
         }
 
-        journal_clear_kernel(j);
-        r = journal_save(j);
-        if (r < 0)
-                log_warning_errno(b->log, r, "Failed to update the journal, ignoring: %m");
+        state_clear_kernel(j);
+        j->dirty = true;
         return ret;
 }
 

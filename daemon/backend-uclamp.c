@@ -154,7 +154,7 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
 
         for (size_t i = 0; i < n; i++) {
                 _cleanup_(freep) char *dir = class_group(b, groups[i], NULL);
-                JournalGroup *jg = journal_get_group(b->journal, groups[i], false);
+                StateGroup *jg = state_get_group(b->state, groups[i], false);
                 bool created = false;
                 unsigned cur;
 
@@ -175,7 +175,7 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
                                            groups[i], jg->wrote);
                         continue;       /* adopted: the journal knows what was found */
                 }
-                jg = journal_get_group(b->journal, groups[i], true);
+                jg = state_get_group(b->state, groups[i], true);
                 if (!jg)
                         return -ENOSPC;
                 /* the journal keeps whole percents */
@@ -194,9 +194,10 @@ static int uclamp_start(Backend *b, const char *const *groups, size_t n) {
                         return r;
         }
         for (size_t i = 0; i < n; i++)
-                if (!journal_get_group(b->journal, groups[i], true))
+                if (!state_get_group(b->state, groups[i], true))
                         return -ENOSPC;
-        return journal_save(b->journal);
+        b->state->dirty = true;
+        return 0;
 }
 
 /* Sets util_min on every thread of a process. */
@@ -225,8 +226,8 @@ static int uclamp_set_process(Backend *b, pid_t pid, unsigned boost) {
 }
 
 static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
-        Journal *j = b->journal;
-        JournalGroup *g = journal_get_group(j, group, true);
+        State *j = b->state;
+        StateGroup *g = state_get_group(j, group, true);
 
         if (!g)
                 return -ENOMEM;
@@ -256,21 +257,22 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
                         log_warning_errno(b->log, r, "Failed to clamp PID %d, ignoring: %m",
                                           (int) j->placed[i].id.pid);
         }
-        return journal_save(j);
+        j->dirty = true;
+        return 0;
 }
 
 static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
-        Journal *j = b->journal;
-        JournalGroup *g = journal_get_group(j, group, false);
+        State *j = b->state;
+        StateGroup *g = state_get_group(j, group, false);
         int r;
 
         r = uclamp_set_process(b, id->pid, streq(group, "root") || !g ? 0 : g->wrote);
         if (r < 0)
                 return r;
         if (streq(group, "root"))
-                journal_pid_remove(&j->placed, &j->n_placed, id->pid);
+                state_pid_remove(&j->placed, &j->n_placed, id->pid);
         else {
-                r = journal_pid_set(&j->placed, &j->n_placed, id, group);
+                r = state_pid_set(&j->placed, &j->n_placed, id, group);
                 if (r < 0)
                         return r;
         }
@@ -281,11 +283,11 @@ static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
 
 /* Puts cpu.uclamp.min of the owned groups back, unless changed by hand. */
 static int uclamp_restore_cgroup(Backend *b) {
-        Journal *j = b->journal;
+        State *j = b->state;
         int ret = 0, r;
 
         for (size_t i = 0; i < j->n_groups; i++) {
-                JournalGroup *g = &j->groups[i];
+                StateGroup *g = &j->groups[i];
                 unsigned cur, target;
 
                 if (streq(g->name, "root") || read_uclamp_min(b, g->name, &cur) < 0)
@@ -305,16 +307,14 @@ static int uclamp_restore_cgroup(Backend *b) {
 }
 
 static int uclamp_restore(Backend *b) {
-        Journal *j = b->journal;
+        State *j = b->state;
         int r = 0;
 
-        for (size_t i = 0; i < j->n_placed; i++)
-                if (process_id_is_current(b->proc_root, &j->placed[i].id) > 0)
-                        (void) uclamp_set_process(b, j->placed[i].id.pid, 0);
         if (b->uclamp_group)
                 r = uclamp_restore_cgroup(b);
-        journal_clear_kernel(j);
-        return journal_save(j) ?: r;
+        state_clear_kernel(j);
+        j->dirty = true;
+        return r;
 }
 
 const BackendVTable backend_uclamp = {

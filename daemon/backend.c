@@ -13,7 +13,7 @@ static const BackendVTable *const backends[] = {
 };
 
 Backend *backend_new(const char *root, const char *mount_point, const char *proc_root,
-                     Journal *journal, bool restore_found, const LogContext *log) {
+                     State *state, bool restore_found, const LogContext *log) {
         Backend *b = calloc(1, sizeof(Backend));
 
         if (!b)
@@ -21,7 +21,7 @@ Backend *backend_new(const char *root, const char *mount_point, const char *proc
         b->root = strdup(root);
         b->mount_point = strdup(mount_point);
         b->proc_root = strdup(proc_root);
-        b->journal = journal;
+        b->state = state;
         b->log = log;
         b->restore_found = restore_found;
         b->controller = "schedtune";
@@ -41,6 +41,50 @@ Backend *backend_free(Backend *b) {
         free(b->uclamp_group);
         free(b);
         return NULL;
+}
+
+int backend_unplace(Backend *b, const char *group) {
+        State *j = b->state;
+        char cur[CLASS_NAME_MAX];
+        int ret = 0, r;
+
+        if (!b->vt)
+                return 0;
+        for (size_t i = 0; i < j->n_placed;) {
+                StatePid *p = &j->placed[i];
+                ProcessId id = p->id;
+
+                if (group && !streq(p->group, group)) {
+                        i++;
+                        continue;
+                }
+                /* Still the process boostd placed, and still where it put
+                 * it: moved back (which takes it off the list). Otherwise
+                 * it is gone, its PID is someone else's now, or it was
+                 * moved by hand since: only forgotten. */
+                if (process_id_is_current(b->proc_root, &id) > 0 &&
+                    (!b->vt->group_of ||
+                     (b->vt->group_of(b, id.pid, cur, sizeof(cur)) >= 0 && streq(cur, p->group)))) {
+                        r = b->vt->attach(b, "root", &id);
+                        if (r >= 0)
+                                continue;
+                        if (r != -ESRCH)
+                                ret = log_warning_errno(b->log, r, "Failed to move PID %d back to root: %m",
+                                                        (int) id.pid);
+                }
+                state_pid_remove(&j->placed, &j->n_placed, id.pid);
+                j->dirty = true;
+        }
+        return ret;
+}
+
+int backend_restore(Backend *b) {
+        int r;
+
+        if (!b->vt)
+                return 0;
+        r = backend_unplace(b, NULL);
+        return b->vt->restore(b) ?: r;
 }
 
 const char *backend_name(const Backend *b) {

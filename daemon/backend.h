@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "cgroup-ops.h"
-#include "journal.h"
+#include "state.h"
 #include "log.h"
 #include "process.h"
 
@@ -23,14 +23,16 @@ typedef struct BackendVTable {
         /* ProbeResult, or negative errno */
         int (*probe)(Backend *b);
         /* Creates or adopts one group per name (groups[0] is root) and
-         * records in the journal what it found, before any change. */
+         * records in the state what it found; the caller saves it before
+         * the first apply. Backends change the state in memory and mark
+         * it dirty: only state.c writes files. */
         int (*start)(Backend *b, const char *const *groups, size_t n);
         int (*apply)(Backend *b, const char *group, unsigned boost);
         /* Moves a process (all its threads) into group; "root" moves it
-         * back. Records it in the journal's placed list and marks the
-         * journal dirty, without saving it: the caller does. */
+         * back. Records it in the state's placed list. */
         int (*attach)(Backend *b, const char *group, const ProcessId *id);
-        /* Puts back what start() found; moves placed PIDs back to root. */
+        /* Puts back the boosts start() found (backend_restore() moves the
+         * placed processes back first) and forgets the kernel state. */
         int (*restore)(Backend *b);
         /* The group a process is in now, copied into buf; NULL when the
          * backend cannot tell. */
@@ -43,7 +45,7 @@ struct Backend {
         char *mount_point;      /* schedtune hierarchy, below root */
         char *path;             /* resolved hierarchy path */
         char *proc_root;        /* where processes are looked up */
-        Journal *journal;       /* the manager's */
+        State *state;           /* the manager's */
         const LogContext *log;  /* the manager's */
         bool restore_found;     /* RestoreOnStop=found */
         bool mounted;           /* boostd mounted the hierarchy */
@@ -65,7 +67,7 @@ extern const BackendVTable backend_uclamp;
 extern const BackendVTable backend_none;
 
 Backend *backend_new(const char *root, const char *mount_point, const char *proc_root,
-                     Journal *journal, bool restore_found, const LogContext *log);
+                     State *state, bool restore_found, const LogContext *log);
 Backend *backend_free(Backend *b);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 
@@ -75,6 +77,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 int backend_select(Backend *b, const char *name);
 
 const char *backend_name(const Backend *b);
+
+/* Moves the processes boostd placed in group (NULL: in any group) back
+ * to root: only one that is still the process placed (start time) and
+ * still in that group; one that exited, whose PID was reused or that was
+ * moved by hand since is forgotten and left where it is. The one path
+ * for stop and for a group that a reload removed. */
+int backend_unplace(Backend *b, const char *group);
+/* backend_unplace() of every group, then the backend's restore(). */
+int backend_restore(Backend *b);
 
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
  * no SchedTune (nothing to do). */

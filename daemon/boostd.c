@@ -10,6 +10,7 @@
 
 #include "config-version.h"
 #include "log.h"
+#include "manager-bus.h"
 #include "manager.h"
 #include "util.h"
 
@@ -197,7 +198,7 @@ static int run(const Args *a) {
                 .root = a->root,
                 .config_file = a->config_file,
                 .backend = a->backend,
-                /* the test seam of the exec events: exec-source.h */
+                /* the test seam of the exec events: procmon.h */
                 .exec_source = getenv("BOOSTD_EXEC_SOURCE"),
                 /* tests: processes whose cgroup agrees with a fake tree */
                 .proc_root = getenv("BOOSTD_PROC_ROOT"),
@@ -239,12 +240,12 @@ static int run(const Args *a) {
         r = manager_start(m);
         if (r < 0)
                 goto finish;
-        r = manager_connect_bus(m);
+        r = manager_bus_connect(m);
         if (r < 0)
                 goto finish;
 
         (void) sd_notifyf(false, "READY=1\nSTATUS=Running with backend %s", backend_name(m->backend));
-        log_info(&m->log, "Ready (backend %s, %zu groups).", backend_name(m->backend), m->n_groups);
+        log_info(&m->log, "Ready (backend %s, %zu groups).", backend_name(m->backend), m->groups.n);
 
         r = sd_event_loop(m->event);
         if (r < 0)
@@ -252,6 +253,7 @@ static int run(const Args *a) {
 finish:
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Restoring the groups");
         (void) manager_stop(m);
+        manager_bus_done(m);
         return r;
 }
 

@@ -7,16 +7,16 @@
  * hears a GameMode service on the system bus. */
 #include <string.h>
 
+#include "events.h"
 #include "gamemode.h"
 #include "log.h"
-#include "manager.h"
 
 #define GAMEMODE_NAME "com.feralinteractive.GameMode"
 #define GAMEMODE_PATH "/com/feralinteractive/GameMode"
 #define GAMEMODE_IFACE "com.feralinteractive.GameMode"
 
 struct GameModeWatch {
-        Manager *m;
+        SourceContext ctx;
         sd_bus_slot *signals;
         sd_bus_slot *owner_changed;
         sd_bus_slot *get_owner;
@@ -33,15 +33,15 @@ static int on_list_games(sd_bus_message *reply, void *userdata, sd_bus_error *re
         (void) ret_error;
         w->list_games = sd_bus_slot_unref(w->list_games);
         if (sd_bus_message_is_method_error(reply, NULL)) {
-                log_debug(&w->m->log, "GameMode: ListGames() failed: %s",
+                log_debug(w->ctx.log, "GameMode: ListGames() failed: %s",
                           sd_bus_message_get_error(reply)->message);
                 return 0;
         }
         r = sd_bus_message_enter_container(reply, 'a', "(io)");
         while (r > 0 && (r = sd_bus_message_read(reply, "(io)", &pid, &path)) > 0)
-                (void) manager_game_register(w->m, pid);
+                (void) w->ctx.sink->game(w->ctx.sink->userdata, pid, true);
         if (r < 0)
-                log_debug_errno(&w->m->log, r, "GameMode: cannot read ListGames(): %m");
+                log_debug_errno(w->ctx.log, r, "GameMode: cannot read ListGames(): %m");
         return 0;
 }
 
@@ -54,22 +54,22 @@ static void gamemode_set_owner(GameModeWatch *w, const char *owner) {
         if (owner && owner[0]) {
                 o = strdup(owner);
                 if (!o) {
-                        log_oom(&w->m->log);
+                        log_oom(w->ctx.log);
                         return;
                 }
         }
         free(w->owner);
         w->owner = o;
         /* Another instance, or none: what the old one registered ends. */
-        manager_games_clear(w->m);
-        log_info(&w->m->log, "GameMode: %s.", o ? "service on the bus" : "service gone");
+        w->ctx.sink->games_gone(w->ctx.sink->userdata);
+        log_info(w->ctx.log, "GameMode: %s.", o ? "service on the bus" : "service gone");
         if (!o)
                 return;
         w->list_games = sd_bus_slot_unref(w->list_games);
-        r = sd_bus_call_method_async(w->m->bus, &w->list_games, GAMEMODE_NAME, GAMEMODE_PATH,
+        r = sd_bus_call_method_async(w->ctx.bus, &w->list_games, GAMEMODE_NAME, GAMEMODE_PATH,
                                      GAMEMODE_IFACE, "ListGames", on_list_games, w, "");
         if (r < 0)
-                log_debug_errno(&w->m->log, r, "GameMode: cannot call ListGames(): %m");
+                log_debug_errno(w->ctx.log, r, "GameMode: cannot call ListGames(): %m");
 }
 
 static int on_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
@@ -106,46 +106,43 @@ static int on_game_signal(sd_bus_message *msg, void *userdata, sd_bus_error *ret
         if (!member || (!streq(member, "GameRegistered") && !streq(member, "GameUnregistered")))
                 return 0;
         if (!w->owner || !streq_ptr(sender, w->owner)) {
-                log_debug(&w->m->log, "GameMode: ignoring %s from %s, which does not own %s.", member,
+                log_debug(w->ctx.log, "GameMode: ignoring %s from %s, which does not own %s.", member,
                           sender ?: "?", GAMEMODE_NAME);
                 return 0;
         }
         r = sd_bus_message_read(msg, "io", &pid, &path);
         if (r < 0) {
-                log_debug_errno(&w->m->log, r, "GameMode: malformed %s: %m", member);
+                log_debug_errno(w->ctx.log, r, "GameMode: malformed %s: %m", member);
                 return 0;
         }
-        if (streq(member, "GameRegistered"))
-                r = manager_game_register(w->m, pid);
-        else
-                r = manager_game_unregister(w->m, pid);
+        r = w->ctx.sink->game(w->ctx.sink->userdata, pid, streq(member, "GameRegistered"));
         if (r < 0 && r != -ESRCH)
-                log_warning_errno(&w->m->log, r, "GameMode: failed to place PID %d: %m", (int) pid);
+                log_warning_errno(w->ctx.log, r, "GameMode: failed to place PID %d: %m", (int) pid);
         return 0;
 }
 
-int gamemode_watch_new(Manager *m, GameModeWatch **ret) {
+int gamemode_watch_new(const SourceContext *ctx, GameModeWatch **ret) {
         _cleanup_(gamemode_watch_freep) GameModeWatch *w = NULL;
         int r;
 
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
-        w->m = m;
-        r = sd_bus_add_match_async(m->bus, &w->signals,
+        w->ctx = *ctx;
+        r = sd_bus_add_match_async(ctx->bus, &w->signals,
                                    "type='signal',sender='" GAMEMODE_NAME "',path='" GAMEMODE_PATH "',"
                                    "interface='" GAMEMODE_IFACE "'",
                                    on_game_signal, NULL, w);
         if (r < 0)
                 return r;
-        r = sd_bus_add_match_async(m->bus, &w->owner_changed,
+        r = sd_bus_add_match_async(ctx->bus, &w->owner_changed,
                                    "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                                    "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
                                    "arg0='" GAMEMODE_NAME "'",
                                    on_owner_changed, NULL, w);
         if (r < 0)
                 return r;
-        r = sd_bus_call_method_async(m->bus, &w->get_owner, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+        r = sd_bus_call_method_async(ctx->bus, &w->get_owner, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                      "org.freedesktop.DBus", "GetNameOwner", on_get_owner, w, "s",
                                      GAMEMODE_NAME);
         if (r < 0)

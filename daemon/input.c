@@ -12,9 +12,10 @@
 #include <sys/inotify.h>
 #include <systemd/sd-device.h>
 
+#include "event-util.h"
+#include "events.h"
 #include "log.h"
 #include "input.h"
-#include "manager.h"
 #include "util.h"
 
 typedef struct InputDevice InputDevice;
@@ -28,7 +29,9 @@ struct InputDevice {
 };
 
 struct InputSource {
-        Manager *m;
+        SourceContext ctx;
+        const InputConfig *config;      /* the caller's */
+        bool active;                    /* auto mode: activity boosts */
         bool fake;                      /* a root prefix: files and inotify */
         char *dev_dir;                  /* <root>/dev/input */
         char *udev_dir;                 /* <root>/run/udev/data */
@@ -74,27 +77,22 @@ size_t input_source_n_devices(const InputSource *s) {
 }
 
 bool input_source_timer_armed(const InputSource *s) {
-        int enabled = SD_EVENT_OFF;
-
-        if (s && s->timer)
-                (void) sd_event_source_get_enabled(s->timer, &enabled);
-        return enabled != SD_EVENT_OFF;
+        return s && event_timer_armed(s->timer);
 }
 
 static uint64_t input_duration_usec(const InputSource *s) {
-        return (uint64_t) s->m->config->input.duration_ms * USEC_PER_MSEC;
+        return (uint64_t) s->config->duration_ms * USEC_PER_MSEC;
 }
 
 /* Writes the lowered boost and stops the timer. */
 static void input_source_lower(InputSource *s) {
         int r;
 
-        if (s->timer)
-                (void) sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
-        r = manager_set_input_boost(s->m, s->raised_group, 0);
+        event_timer_disarm(s->timer);
+        r = s->ctx.sink->input_boost(s->ctx.sink->userdata, s->raised_group, 0);
         if (r < 0 && r != -ENOENT)
-                log_warning_errno(&s->m->log, r, "Failed to lower the input boost of %s: %m", s->raised_group);
-        log_debug(&s->m->log, "Input boost of %s ended.", s->raised_group);
+                log_warning_errno(s->ctx.log, r, "Failed to lower the input boost of %s: %m", s->raised_group);
+        log_debug(s->ctx.log, "Input boost of %s ended.", s->raised_group);
 }
 
 /* Lowers the boost now (manual mode, reload). */
@@ -112,35 +110,23 @@ static int on_timer(sd_event_source *t, uint64_t usec, void *userdata) {
                 input_source_lower(s);
                 return 0;
         }
-        (void) sd_event_source_set_time(t, next);
-        return sd_event_source_set_enabled(t, SD_EVENT_ONESHOT);
+        return event_timer_arm(s->ctx.event, &s->timer, next, on_timer, s, "input-boost-timer");
 }
 
 static int input_source_arm(InputSource *s) {
-        int r;
-
-        if (!s->timer) {
-                r = sd_event_add_time(s->m->event, &s->timer, CLOCK_MONOTONIC,
-                                      s->boost.armed_usec, 0, on_timer, s);
-                if (r < 0)
-                        return r;
-                return sd_event_source_set_description(s->timer, "input-boost-timer");
-        }
-        r = sd_event_source_set_time(s->timer, s->boost.armed_usec);
-        if (r < 0)
-                return r;
-        return sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
+        return event_timer_arm(s->ctx.event, &s->timer, s->boost.armed_usec, on_timer, s,
+                               "input-boost-timer");
 }
 
 static void input_source_activity(InputSource *s) {
-        const InputConfig *c = &s->m->config->input;
+        const InputConfig *c = s->config;
         uint64_t now;
         char *g;
         int r;
 
-        if (s->m->mode != MODE_AUTO || c->boost == 0)
+        if (!s->active || c->boost == 0)
                 return;
-        r = sd_event_now(s->m->event, CLOCK_MONOTONIC, &now);
+        r = sd_event_now(s->ctx.event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 return;
         if (!input_boost_activity(&s->boost, now, input_duration_usec(s)))
@@ -156,15 +142,15 @@ static void input_source_activity(InputSource *s) {
         r = input_source_arm(s);
         if (r < 0) {
                 /* Without a timer the boost could not come down. */
-                log_warning_errno(&s->m->log, r, "Failed to arm the input boost timer: %m");
+                log_warning_errno(s->ctx.log, r, "Failed to arm the input boost timer: %m");
                 input_boost_reset(&s->boost);
                 return;
         }
-        r = manager_set_input_boost(s->m, g, c->boost);
+        r = s->ctx.sink->input_boost(s->ctx.sink->userdata, g, c->boost);
         if (r < 0)
-                log_warning_errno(&s->m->log, r, "Failed to raise the input boost of %s: %m", g);
+                log_warning_errno(s->ctx.log, r, "Failed to raise the input boost of %s: %m", g);
         else
-                log_debug(&s->m->log, "Input activity: %s raised by %u for %u ms.", g, c->boost, c->duration_ms);
+                log_debug(s->ctx.log, "Input activity: %s raised by %u for %u ms.", g, c->boost, c->duration_ms);
 }
 
 static InputDevice *input_device_free(InputDevice *d) {
@@ -184,7 +170,7 @@ static void input_source_remove(InputSource *s, const char *devnode) {
                         InputDevice *d = *i;
 
                         *i = d->next;
-                        log_info(&s->m->log, "Input device %s gone.", devnode);
+                        log_info(s->ctx.log, "Input device %s gone.", devnode);
                         input_device_free(d);
                         return;
                 }
@@ -230,7 +216,7 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
         InputDevice *d;
         int r;
 
-        if (!(kinds & s->m->config->input.kinds) || s->m->config->input.boost == 0)
+        if (!(kinds & s->config->kinds) || s->config->boost == 0)
                 return 0;
         for (d = s->devices; d; d = d->next)
                 if (streq(d->devnode, devnode))
@@ -246,9 +232,9 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
         if (!d->devnode || d->fd < 0) {
                 r = d->devnode ? -errno : -ENOMEM;
                 input_device_free(d);
-                return log_warning_errno(&s->m->log, r, "Cannot open input device %s, ignoring: %m", devnode);
+                return log_warning_errno(s->ctx.log, r, "Cannot open input device %s, ignoring: %m", devnode);
         }
-        r = sd_event_add_io(s->m->event, &d->io, d->fd, EPOLLIN, on_device_io, d);
+        r = sd_event_add_io(s->ctx.event, &d->io, d->fd, EPOLLIN, on_device_io, d);
         if (r >= 0) {
                 const char *base = strrchr(devnode, '/');
                 char desc[64];
@@ -259,11 +245,11 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
         }
         if (r < 0) {
                 input_device_free(d);
-                return log_warning_errno(&s->m->log, r, "Cannot watch input device %s, ignoring: %m", devnode);
+                return log_warning_errno(s->ctx.log, r, "Cannot watch input device %s, ignoring: %m", devnode);
         }
         d->next = s->devices;
         s->devices = d;
-        log_info(&s->m->log, "Watching input device %s for activity.", devnode);
+        log_info(s->ctx.log, "Watching input device %s for activity.", devnode);
         return 1;
 }
 
@@ -412,10 +398,10 @@ static int input_source_watch(InputSource *s) {
                         return -errno;
                 if (inotify_add_watch(s->inotify_fd, s->dev_dir,
                                       IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0) {
-                        log_debug_errno(&s->m->log, -errno, "Cannot watch %s (no input devices): %m", s->dev_dir);
+                        log_debug_errno(s->ctx.log, -errno, "Cannot watch %s (no input devices): %m", s->dev_dir);
                         return 0;
                 }
-                r = sd_event_add_io(s->m->event, &s->inotify_source, s->inotify_fd, EPOLLIN,
+                r = sd_event_add_io(s->ctx.event, &s->inotify_source, s->inotify_fd, EPOLLIN,
                                     on_inotify, s);
                 if (r < 0)
                         return r;
@@ -427,7 +413,7 @@ static int input_source_watch(InputSource *s) {
         r = sd_device_monitor_filter_add_match_subsystem_devtype(s->monitor, "input", NULL);
         if (r < 0)
                 return r;
-        r = sd_device_monitor_attach_event(s->monitor, s->m->event);
+        r = sd_device_monitor_attach_event(s->monitor, s->ctx.event);
         if (r < 0)
                 return r;
         r = sd_device_monitor_set_description(s->monitor, "input-monitor");
@@ -445,7 +431,7 @@ static void input_source_scan(InputSource *s) {
         }
         r = input_scan_sd_device(s);
         if (r < 0)
-                log_warning_errno(&s->m->log, r, "Failed to list the input devices: %m");
+                log_warning_errno(s->ctx.log, r, "Failed to list the input devices: %m");
 }
 
 static void input_source_close_all(InputSource *s) {
@@ -457,25 +443,27 @@ static void input_source_close_all(InputSource *s) {
         }
 }
 
-int input_source_new(Manager *m, InputSource **ret) {
+int input_source_new(const SourceContext *ctx, const InputConfig *c, bool active, InputSource **ret) {
         _cleanup_(input_source_freep) InputSource *s = NULL;
         int r;
 
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        s->m = m;
+        s->ctx = *ctx;
+        s->config = c;
+        s->active = active;
         s->inotify_fd = -1;
-        s->fake = !streq(m->root, "/");
-        s->dev_dir = path_join_root(m->root, "/dev/input");
-        s->udev_dir = path_join_root(m->root, "/run/udev/data");
+        s->fake = !streq(ctx->root, "/");
+        s->dev_dir = path_join_root(ctx->root, "/dev/input");
+        s->udev_dir = path_join_root(ctx->root, "/run/udev/data");
         if (!s->dev_dir || !s->udev_dir)
                 return -ENOMEM;
 
         /* Watch first, then list: a device plugged in between is seen. */
         r = input_source_watch(s);
         if (r < 0)
-                log_warning_errno(&m->log, r, "Cannot follow input hotplug: %m");
+                log_warning_errno(ctx->log, r, "Cannot follow input hotplug: %m");
         input_source_scan(s);
         *ret = TAKE_PTR(s);
         return 0;
@@ -497,15 +485,19 @@ InputSource *input_source_free(InputSource *s) {
         return NULL;
 }
 
-void input_source_mode_changed(InputSource *s) {
-        if (s && s->m->mode == MODE_MANUAL)
+void input_source_set_active(InputSource *s, bool active) {
+        if (!s)
+                return;
+        s->active = active;
+        if (!active)
                 input_source_drop(s);
 }
 
-void input_source_reload(InputSource *s) {
+void input_source_reload(InputSource *s, const InputConfig *c) {
         if (!s)
                 return;
         input_source_drop(s);
+        s->config = c;
         input_source_close_all(s);
         input_source_scan(s);
 }

@@ -5,17 +5,19 @@
 
 #include <stdbool.h>
 
-#include "policy.h"
+#include "events.h"
 #include "macro.h"
+#include "policy.h"
 
-typedef struct Manager Manager;
 typedef struct InputSource InputSource;
 
 /* Finds the input devices of the configured kinds and follows hotplug:
  * sd-device and sd_device_monitor on the real system; below a root
  * prefix (tests) <root>/dev/input/event* with their udev properties in
- * <root>/run/udev/data/+input:eventN, followed with inotify. */
-int input_source_new(Manager *m, InputSource **ret);
+ * <root>/run/udev/data/+input:eventN, followed with inotify. While
+ * active (auto mode), activity reports c->group's boost to ctx's sink;
+ * c stays the caller's. */
+int input_source_new(const SourceContext *ctx, const InputConfig *c, bool active, InputSource **ret);
 InputSource *input_source_free(InputSource *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(InputSource *, input_source_free);
 
@@ -25,10 +27,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(InputSource *, input_source_free);
 unsigned input_kinds_from_properties(const char *(*get)(void *userdata, const char *key),
                                      void *userdata);
 
-/* Mode switched: manual drops the boost and ignores activity. */
-void input_source_mode_changed(InputSource *s);
-/* The configuration changed: drops the boost, opens the devices again. */
-void input_source_reload(InputSource *s);
+/* Auto mode starts or ends: inactive drops the boost and ignores
+ * activity. */
+void input_source_set_active(InputSource *s, bool active);
+/* A new configuration (the caller's): drops the boost, opens the devices
+ * again. */
+void input_source_reload(InputSource *s, const InputConfig *c);
 /* Number of open devices, and whether the boost timer is armed (tests:
  * no timer may run while idle). */
 size_t input_source_n_devices(const InputSource *s);

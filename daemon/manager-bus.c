@@ -1,190 +1,56 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The D-Bus interface org.boostd.Boost1: vtable, authorization, tracking. */
+/* The D-Bus interface org.boostd.Boost1: the vtable, argument checks,
+ * the errno -> D-Bus error wording, authorization and client tracking.
+ * It translates; what happens is the manager's. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bus-names.h"
 #include "config-version.h"
-#include "gamemode.h"
-#include "log.h"
-#include "manager.h"
+#include "manager-bus.h"
+#include "polkit.h"
 #include "process.h"
 
-#define POLKIT_TIMEOUT_USEC (25 * USEC_PER_SEC)
-
-typedef int (*PerformFn)(Manager *m, sd_bus_message *msg, sd_bus_error *error);
-
-/* A method call waiting for polkit's answer. */
-struct PendingAuth {
-        PendingAuth *next;
-        Manager *m;
-        sd_bus_message *msg;
-        sd_bus_slot *slot;
-        PerformFn perform;
+struct BusData {
+        PolkitQuery *queries;           /* polkit checks in flight */
+        sd_bus_slot *filter;            /* Properties.Set of Mode */
 };
 
-static PendingAuth *pending_free(PendingAuth *p) {
-        if (!p)
-                return NULL;
-        sd_bus_slot_unref(p->slot);
-        sd_bus_message_unref(p->msg);
-        free(p);
-        return NULL;
-}
+static int bus_error(sd_bus_error *error, int r, const char *name, const char *fmt, ...) _printf_(4, 5);
+static int bus_error(sd_bus_error *error, int r, const char *name, const char *fmt, ...) {
+        char msg[256];
+        va_list ap;
 
-static void pending_unlink(Manager *m, PendingAuth *p) {
-        for (PendingAuth **i = &m->pending; *i; i = &(*i)->next)
-                if (*i == p) {
-                        *i = p->next;
-                        return;
-                }
-}
-
-/* Callers are named by the bus's credentials of the sender, never by
- * anything they pass in. */
-static int bus_caller_uid(sd_bus_message *msg, uid_t *ret) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
-        int r;
-
-        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID, &c);
-        if (r < 0)
-                return r;
-        r = sd_bus_creds_get_uid(c, ret);
-        if (r < 0)
-                r = sd_bus_creds_get_euid(c, ret);
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        (void) sd_bus_error_set(error, name, msg);
         return r;
 }
 
-static int polkit_append_subject(sd_bus_message *call, const char *sender, const char *action) {
-        int r;
-
-        r = sd_bus_message_append(call, "(sa{sv})s", "system-bus-name", 1, "name", "s",
-                                  sender, action);
-        if (r < 0)
-                return r;
-        /* details, flags (no interaction: a daemon cannot wait), cancellation id */
-        return sd_bus_message_append(call, "a{ss}us", 0, 0U, "");
+/* A group and boost named by a caller: InvalidBoost before UnknownGroup. */
+static int bus_check_group_boost(Manager *m, const char *group, unsigned boost, int r, sd_bus_error *error) {
+        if (r == -ERANGE || boost > BOOST_MAX)
+                return bus_error(error, -ERANGE, BOOST_ERROR_INVALID_BOOST,
+                                 "Boost %u is out of range 0..%u", boost, BOOST_MAX);
+        if (r == -ENOENT || groups_find(&m->groups, group) < 0)
+                return bus_error(error, -ENOENT, BOOST_ERROR_UNKNOWN_GROUP, "No group '%.64s'", group);
+        return r;
 }
 
-static int polkit_reply_authorized(Manager *m, sd_bus_message *reply, sd_bus_error *error) {
-        int authorized = 0, challenge = 0, r;
-
-        if (sd_bus_message_is_method_error(reply, NULL)) {
-                const sd_bus_error *e = sd_bus_message_get_error(reply);
-
-                log_warning(&m->log, "polkit check failed: %s", e && e->message ? e->message : "unknown error");
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
-                                        "Authorization check failed");
-        }
-        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
-        if (r < 0)
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
-                                        "Cannot read the authorization result");
-        log_debug(&m->log, "polkit: authorized=%d challenge=%d", authorized, challenge);
-        if (!authorized)
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Not authorized");
-        return 1;
+static int bus_check_group(Manager *m, const char *group, sd_bus_error *error) {
+        return bus_check_group_boost(m, group, 0, 0, error);
 }
 
-static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        PendingAuth *p = userdata;
-        Manager *m = p->m;
-        int r;
-
-        (void) ret_error;
-        pending_unlink(m, p);
-
-        r = polkit_reply_authorized(m, reply, &error);
-        if (r > 0) {
-                r = sd_bus_message_rewind(p->msg, true);
-                if (r >= 0)
-                        r = p->perform(m, p->msg, &error);
-        }
-        if (r < 0) {
-                if (!sd_bus_error_is_set(&error))
-                        sd_bus_error_set_errno(&error, r);
-                (void) sd_bus_reply_method_error(p->msg, &error);
-        }
-        pending_free(p);
-        return 0;
-}
-
-/* Runs perform now for root, or after polkit allows the action. Returns
- * what perform returns, or 1 when the reply will follow. */
-static int bus_authorize(Manager *m, sd_bus_message *msg, const char *action, PerformFn perform,
+static int bus_authorize(Manager *m, sd_bus_message *msg, const char *action, PolkitPerform perform,
                          sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        PendingAuth *p;
-        uid_t uid;
-        int r;
-
-        r = bus_caller_uid(msg, &uid);
-        if (r < 0)
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
-                                        "Cannot identify the caller");
-        if (uid == 0)
-                return perform(m, msg, error);
-
-        r = sd_bus_message_new_method_call(m->bus, &call, "org.freedesktop.PolicyKit1",
-                                           "/org/freedesktop/PolicyKit1/Authority",
-                                           "org.freedesktop.PolicyKit1.Authority",
-                                           "CheckAuthorization");
-        if (r < 0)
-                return r;
-        r = polkit_append_subject(call, sd_bus_message_get_sender(msg), action);
-        if (r < 0)
-                return r;
-
-        p = calloc(1, sizeof(*p));
-        if (!p)
-                return -ENOMEM;
-        p->m = m;
-        p->perform = perform;
-        p->msg = sd_bus_message_ref(msg);
-        r = sd_bus_call_async(m->bus, &p->slot, call, on_polkit_reply, p, POLKIT_TIMEOUT_USEC);
-        if (r < 0) {
-                pending_free(p);
-                return r;
-        }
-        p->next = m->pending;
-        m->pending = p;
-        return 1;
-}
-
-/* Property writes cannot be answered later, so they ask polkit
- * synchronously. */
-static int bus_authorize_sync(Manager *m, sd_bus_message *msg, const char *action,
-                              sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
-        uid_t uid;
-        int r;
-
-        r = bus_caller_uid(msg, &uid);
-        if (r < 0)
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        if (uid == 0)
-                return 1;
-        r = sd_bus_message_new_method_call(m->bus, &call, "org.freedesktop.PolicyKit1",
-                                           "/org/freedesktop/PolicyKit1/Authority",
-                                           "org.freedesktop.PolicyKit1.Authority",
-                                           "CheckAuthorization");
-        if (r < 0)
-                return r;
-        r = polkit_append_subject(call, sd_bus_message_get_sender(msg), action);
-        if (r < 0)
-                return r;
-        r = sd_bus_call(m->bus, call, 5 * USEC_PER_SEC, NULL, &reply);
-        if (r < 0) {
-                log_warning_errno(&m->log, r, "polkit check failed: %m");
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Authorization check failed");
-        }
-        return polkit_reply_authorized(m, reply, error);
+        return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, m, &m->log, error);
 }
 
 /* SetBoost(s group, u boost) */
-static int perform_set_boost(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
+static int perform_set_boost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
         const char *group;
         uint32_t boost;
         int r;
@@ -192,9 +58,12 @@ static int perform_set_boost(Manager *m, sd_bus_message *msg, sd_bus_error *erro
         r = sd_bus_message_read(msg, "su", &group, &boost);
         if (r < 0)
                 return r;
-        r = manager_set_boost(m, group, boost, error);
+        r = manager_set_boost(m, group, boost);
+        if (r == -ERANGE || r == -ENOENT)
+                return bus_check_group_boost(m, group, boost, r, error);
         if (r < 0)
-                return r;
+                return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to set boost of %s: %s",
+                                 group, strerror(-r));
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -207,7 +76,7 @@ static int method_set_boost(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = sd_bus_message_read(msg, "su", &group, &boost);
         if (r < 0)
                 return r;
-        r = manager_check_group_boost(m, group, boost, error);
+        r = bus_check_group_boost(m, group, boost, 0, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_rewind(msg, true);
@@ -225,14 +94,22 @@ static int method_get_boost(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = sd_bus_message_read(msg, "s", &group);
         if (r < 0)
                 return r;
-        r = manager_get_boost(m, group, &base, &eff, error);
+        r = manager_get_boost(m, group, &base, &eff);
         if (r < 0)
-                return r;
+                return bus_check_group(m, group, error);
         return sd_bus_reply_method_return(msg, "uu", (uint32_t) base, (uint32_t) eff);
 }
 
 /* Classify(u pid, s group); SetForeground(u pid) */
-static int perform_classify(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
+static int bus_process_error(int r, uint32_t pid, const char *what, sd_bus_error *error) {
+        if (r == -ESRCH)
+                return bus_error(error, r, BOOST_ERROR_NO_SUCH_PROCESS, "No process %u", pid);
+        return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to %s process %u: %s", what, pid,
+                         strerror(-r));
+}
+
+static int perform_classify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
         const char *group;
         uint32_t pid;
         int r;
@@ -240,22 +117,25 @@ static int perform_classify(Manager *m, sd_bus_message *msg, sd_bus_error *error
         r = sd_bus_message_read(msg, "us", &pid, &group);
         if (r < 0)
                 return r;
-        r = manager_classify(m, (pid_t) pid, group, error);
+        r = manager_classify(m, (pid_t) pid, group);
+        if (r == -ENOENT)
+                return bus_check_group(m, group, error);
         if (r < 0)
-                return r;
+                return bus_process_error(r, pid, "move", error);
         return sd_bus_reply_method_return(msg, "");
 }
 
-static int perform_set_foreground(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
+static int perform_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
         uint32_t pid;
         int r;
 
         r = sd_bus_message_read(msg, "u", &pid);
         if (r < 0)
                 return r;
-        r = manager_set_foreground(m, (pid_t) pid, error);
+        r = manager_set_foreground(m, (pid_t) pid);
         if (r < 0)
-                return r;
+                return bus_process_error(r, pid, "place", error);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -267,10 +147,10 @@ static int classify_action(Manager *m, sd_bus_message *msg, uint32_t pid, const 
         int r;
 
         if (pid == 0 || pid > INT32_MAX || proc_get_uid(m->proc_root, (pid_t) pid, &owner) < 0)
-                return sd_bus_error_setf(error, BOOST_ERROR_NO_SUCH_PROCESS, "No process %u", pid);
+                return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "No process %u", pid);
         r = bus_caller_uid(msg, &caller);
         if (r < 0)
-                return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+                return bus_error(error, r, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
         *ret = caller == owner ? "org.boostd.classify" : "org.boostd.classify-any";
         return 0;
 }
@@ -284,7 +164,7 @@ static int method_classify(sd_bus_message *msg, void *userdata, sd_bus_error *er
         r = sd_bus_message_read(msg, "us", &pid, &group);
         if (r < 0)
                 return r;
-        r = manager_check_group(m, group, error);
+        r = bus_check_group(m, group, error);
         if (r < 0)
                 return r;
         r = classify_action(m, msg, pid, &action, error);
@@ -314,9 +194,38 @@ static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_err
         return bus_authorize(m, msg, action, perform_set_foreground, error);
 }
 
+/* A hold lasts while its client is on the bus. */
+static int on_track_gone(sd_bus_track *t, void *userdata) {
+        Manager *m = userdata;
+
+        groups_drop_holds_of(&m->groups, t);
+        sd_bus_track_unref(t);
+        return 0;
+}
+
+static int bus_track_hold(Manager *m, uint32_t cookie) {
+        Hold *h = holds_find(&m->groups.holds, cookie);
+        sd_bus_track *t = NULL;
+        int r;
+
+        if (!h)
+                return -ENOENT;
+        r = sd_bus_track_new(m->bus, &t, on_track_gone, m);
+        if (r < 0)
+                return r;
+        r = sd_bus_track_add_name(t, h->owner);
+        if (r < 0) {
+                sd_bus_track_unref(t);
+                return r;
+        }
+        h->userdata = t;
+        return 0;
+}
+
 /* Hold(s group, u boost, u timeout_ms, s reason) -> (u cookie) */
-static int perform_hold(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
-        const char *group, *reason;
+static int perform_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *group, *reason, *owner = sd_bus_message_get_sender(msg);
         uint32_t boost, timeout, cookie;
         uid_t uid = 0;
         int r;
@@ -325,10 +234,24 @@ static int perform_hold(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
         if (r < 0)
                 return r;
         (void) bus_caller_uid(msg, &uid);
-        r = manager_hold(m, group, boost, timeout, reason, sd_bus_message_get_sender(msg), uid,
-                         &cookie, error);
+        r = manager_hold(m, group, boost, timeout, reason, owner, uid, &cookie);
+        if (r == -ERANGE || r == -ENOENT)
+                return bus_check_group_boost(m, group, boost, r, error);
+        if (r == -EINVAL)
+                return bus_error(error, r, BOOST_ERROR_INVALID_ARGS, "Reason longer than %u bytes",
+                                 HOLD_REASON_MAX);
+        if (r == -EUSERS)
+                return bus_error(error, r, BOOST_ERROR_TOO_MANY_HOLDS, "At most %u holds per client",
+                                 m->groups.holds.max_per_owner);
         if (r < 0)
-                return r;
+                return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to apply the hold: %s",
+                                 strerror(-r));
+        r = bus_track_hold(m, cookie);
+        if (r < 0) {
+                (void) manager_release(m, cookie, owner);
+                return bus_error(error, r, BOOST_ERROR_NO_SUCH_PROCESS, "Cannot track the caller: %s",
+                                 strerror(-r));
+        }
         return sd_bus_reply_method_return(msg, "u", cookie);
 }
 
@@ -341,7 +264,7 @@ static int method_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         r = sd_bus_message_read(msg, "suus", &group, &boost, &timeout, &reason);
         if (r < 0)
                 return r;
-        r = manager_check_group_boost(m, group, boost, error);
+        r = bus_check_group_boost(m, group, boost, 0, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_rewind(msg, true);
@@ -359,22 +282,108 @@ static int method_release(sd_bus_message *msg, void *userdata, sd_bus_error *err
         r = sd_bus_message_read(msg, "u", &cookie);
         if (r < 0)
                 return r;
-        r = manager_release(m, cookie, sd_bus_message_get_sender(msg), error);
+        r = manager_release(m, cookie, sd_bus_message_get_sender(msg));
         if (r < 0)
-                return r;
+                return bus_error(error, r, BOOST_ERROR_NO_SUCH_HOLD, "No hold %08x of this client", cookie);
         return sd_bus_reply_method_return(msg, "");
 }
 
-static int perform_reload(Manager *m, sd_bus_message *msg, sd_bus_error *error) {
-        int r = manager_reload(m, error);
+static int perform_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(freep) char *config_error = NULL;
+        int r;
 
+        r = manager_reload(userdata, &config_error);
+        if (r < 0 && config_error)
+                return bus_error(error, r, BOOST_ERROR_INVALID_CONFIG, "%s", config_error);
         if (r < 0)
-                return r;
+                return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to set up the new groups: %s",
+                                 strerror(-r));
         return sd_bus_reply_method_return(msg, "");
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         return bus_authorize(userdata, msg, "org.boostd.set-boost", perform_reload, error);
+}
+
+/* Mode = "auto" | "manual" */
+static int bus_read_mode(sd_bus_message *value, Mode *ret, sd_bus_error *error) {
+        const char *s;
+        int r;
+
+        r = sd_bus_message_read(value, "s", &s);
+        if (r < 0)
+                return r;
+        *ret = mode_from_string(s);
+        if (*ret < 0)
+                return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_MODE,
+                                 "Mode '%.32s' is neither auto nor manual", s);
+        return 0;
+}
+
+/* Skips Set()'s interface and property and enters the value. */
+static int bus_enter_set_value(sd_bus_message *msg, const char **ret_iface, const char **ret_prop) {
+        int r;
+
+        r = sd_bus_message_read(msg, "ss", ret_iface, ret_prop);
+        if (r < 0)
+                return r;
+        return sd_bus_message_enter_container(msg, 'v', "s");
+}
+
+static int perform_set_mode(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        const char *iface, *prop;
+        Mode mode;
+        int r;
+
+        r = bus_enter_set_value(msg, &iface, &prop);
+        if (r < 0)
+                return r;
+        r = bus_read_mode(msg, &mode, error);
+        if (r < 0)
+                return r;
+        r = manager_set_mode(userdata, mode);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "");
+}
+
+/* A property write cannot be answered later from the vtable's setter, so
+ * Set() of Mode is taken here first: it waits for polkit like a method. */
+static int on_set_property(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        Manager *m = userdata;
+        const char *iface, *prop;
+        Mode mode;
+        int r;
+
+        (void) error;
+        if (!sd_bus_message_is_method_call(msg, "org.freedesktop.DBus.Properties", "Set") ||
+            !streq_ptr(sd_bus_message_get_path(msg), BOOST_BUS_PATH))
+                return 0;
+        r = bus_enter_set_value(msg, &iface, &prop);
+        if (r <= 0 || !streq(iface, BOOST_BUS_IFACE) || !streq(prop, "Mode")) {
+                (void) sd_bus_message_rewind(msg, true);
+                return 0;       /* the vtable answers */
+        }
+        r = bus_read_mode(msg, &mode, &e);
+        if (r >= 0)
+                r = sd_bus_message_rewind(msg, true);
+        if (r >= 0)
+                r = bus_authorize(m, msg, "org.boostd.set-boost", perform_set_mode, &e);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&e))
+                        sd_bus_error_set_errno(&e, r);
+                (void) sd_bus_reply_method_error(msg, &e);
+        }
+        return 1;
+}
+
+static int property_set_mode(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *value, void *userdata,
+                             sd_bus_error *error) {
+        (void) bus, (void) path, (void) interface, (void) property, (void) value, (void) userdata;
+        /* on_set_property() takes every write */
+        return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Not authorized");
 }
 
 static int property_get_string(sd_bus *bus, const char *path, const char *interface,
@@ -389,7 +398,7 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
         else if (streq(property, "Backend"))
                 v = backend_name(m->backend);
         else if (streq(property, "PowerState"))
-                v = power_state_to_string(m->power_state);
+                v = power_state_to_string(m->groups.power_state);
         else if (streq(property, "Version"))
                 v = BOOSTD_VERSION;
         return sd_bus_message_append(reply, "s", v ?: "");
@@ -405,13 +414,10 @@ static int property_get_groups(sd_bus *bus, const char *path, const char *interf
         r = sd_bus_message_open_container(reply, 'a', "(suu)");
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < m->n_groups; i++) {
-                unsigned base, eff;
-
-                if (manager_get_boost(m, m->groups[i].name, &base, &eff, NULL) < 0)
-                        continue;
-                r = sd_bus_message_append(reply, "(suu)", m->groups[i].name, (uint32_t) base,
-                                          (uint32_t) eff);
+        for (size_t i = 0; i < m->groups.n; i++) {
+                r = sd_bus_message_append(reply, "(suu)", m->groups.groups[i].name,
+                                          (uint32_t) groups_base(&m->groups, i),
+                                          (uint32_t) groups_effective(&m->groups, i));
                 if (r < 0)
                         return r;
         }
@@ -430,8 +436,8 @@ static int property_get_holds(sd_bus *bus, const char *path, const char *interfa
         r = sd_bus_message_open_container(reply, 'a', "(suuts)");
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < m->holds.n; i++) {
-                Hold *h = &m->holds.holds[i];
+        for (size_t i = 0; i < m->groups.holds.n; i++) {
+                Hold *h = &m->groups.holds.holds[i];
 
                 r = sd_bus_message_append(reply, "(suuts)", h->group, (uint32_t) h->boost,
                                           (uint32_t) h->uid, (uint64_t) h->deadline, h->reason);
@@ -439,25 +445,6 @@ static int property_get_holds(sd_bus *bus, const char *path, const char *interfa
                         return r;
         }
         return sd_bus_message_close_container(reply);
-}
-
-static int property_set_mode(sd_bus *bus, const char *path, const char *interface,
-                             const char *property, sd_bus_message *value, void *userdata,
-                             sd_bus_error *error) {
-        Manager *m = userdata;
-        const char *mode;
-        int r;
-
-        (void) bus, (void) path, (void) interface, (void) property;
-        r = sd_bus_message_read(value, "s", &mode);
-        if (r < 0)
-                return r;
-        if (!streq(mode, "auto") && !streq(mode, "manual"))
-                return manager_set_mode(m, mode, error);
-        r = bus_authorize_sync(m, sd_bus_get_current_message(m->bus), "org.boostd.set-boost", error);
-        if (r < 0)
-                return r;
-        return manager_set_mode(m, mode, error);
 }
 
 static const sd_bus_vtable boost_vtable[] = {
@@ -492,51 +479,36 @@ static const sd_bus_vtable boost_vtable[] = {
         SD_BUS_VTABLE_END
 };
 
-void manager_emit_changed(Manager *m, const char *property) {
-        if (!m->bus)
-                return;
-        (void) sd_bus_emit_properties_changed(m->bus, BOOST_BUS_PATH, BOOST_BUS_IFACE, property,
-                                              NULL);
-}
-
-static int on_track_gone(sd_bus_track *t, void *userdata) {
+static void on_changed(void *userdata, const char *property) {
         Manager *m = userdata;
 
-        manager_drop_holds_of(m, t);
-        sd_bus_track_unref(t);
-        return 0;
+        if (m->bus)
+                (void) sd_bus_emit_properties_changed(m->bus, BOOST_BUS_PATH, BOOST_BUS_IFACE, property,
+                                                      NULL);
 }
 
-int manager_track_hold(Manager *m, Hold *h) {
-        sd_bus_track *t = NULL;
+static void on_hold_gone(void *userdata, void *hold_userdata) {
+        (void) userdata;
+        sd_bus_track_unref(hold_userdata);
+}
+
+int manager_bus_connect(Manager *m) {
         int r;
 
-        h->userdata = NULL;
-        if (!m->bus)
-                return 0;
-        r = sd_bus_track_new(m->bus, &t, on_track_gone, m);
-        if (r < 0)
-                return r;
-        r = sd_bus_track_add_name(t, h->owner);
-        if (r < 0) {
-                sd_bus_track_unref(t);
-                return r;
-        }
-        h->userdata = t;
-        return 0;
-}
-
-void manager_untrack_hold(Manager *m, void *userdata) {
-        (void) m;
-        sd_bus_track_unref(userdata);
-}
-
-int manager_connect_bus(Manager *m) {
-        int r;
-
+        m->bus_data = calloc(1, sizeof(BusData));
+        if (!m->bus_data)
+                return log_oom(&m->log);
+        m->observer = (Observer) {
+                .userdata = m,
+                .changed = on_changed,
+                .hold_gone = on_hold_gone,
+        };
         r = sd_bus_default_system(&m->bus);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to connect to the system bus: %m");
+        r = sd_bus_add_filter(m->bus, &m->bus_data->filter, on_set_property, m);
+        if (r < 0)
+                return log_error_errno(&m->log, r, "Failed to add the property filter: %m");
         r = sd_bus_add_object_vtable(m->bus, NULL, BOOST_BUS_PATH, BOOST_BUS_IFACE, boost_vtable, m);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to add the object vtable: %m");
@@ -546,19 +518,21 @@ int manager_connect_bus(Manager *m) {
         r = sd_bus_request_name(m->bus, BOOST_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to take the bus name %s: %m", BOOST_BUS_NAME);
-        r = gamemode_watch_new(m, &m->gamemode);
-        if (r < 0)
-                log_warning_errno(&m->log, r, "Failed to follow GameMode, ignoring: %m");
+        manager_bus_ready(m);
         return 0;
 }
 
 void manager_bus_done(Manager *m) {
-        while (m->pending) {
-                PendingAuth *p = m->pending;
-
-                m->pending = p->next;
-                pending_free(p);
+        if (m->bus_data) {
+                polkit_cancel_all(&m->bus_data->queries);
+                sd_bus_slot_unref(m->bus_data->filter);
+                free(m->bus_data);
+                m->bus_data = NULL;
         }
+        for (size_t i = 0; i < m->groups.holds.n; i++)
+                m->groups.holds.holds[i].userdata = sd_bus_track_unref(m->groups.holds.holds[i].userdata);
+        m->observer = (Observer) {};
+        manager_bus_gone(m);
         if (m->bus) {
                 (void) sd_bus_flush(m->bus);
                 m->bus = sd_bus_flush_close_unref(m->bus);

@@ -13,13 +13,15 @@
 #include <sys/inotify.h>
 #include <systemd/sd-device.h>
 
+#include "events.h"
 #include "log.h"
-#include "manager.h"
 #include "power.h"
 #include "util.h"
 
 struct PowerSource {
-        Manager *m;
+        SourceContext ctx;
+        const PowerConfig *config;
+        bool active;                    /* auto mode: the state is passed on */
         char *class_dir;                /* <root>/sys/class/power_supply */
         bool fake;                      /* a root prefix: inotify, not uevents */
         sd_device_monitor *monitor;
@@ -130,7 +132,7 @@ static void power_watch_tree(PowerSource *p) {
                 return;
         if (inotify_add_watch(p->inotify_fd, p->class_dir,
                               IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR) < 0) {
-                log_debug_errno(&p->m->log, -errno, "Cannot watch %s (no power supplies): %m", p->class_dir);
+                log_debug_errno(p->ctx.log, -errno, "Cannot watch %s (no power supplies): %m", p->class_dir);
                 return;
         }
         d = opendir(p->class_dir);
@@ -149,21 +151,35 @@ static void power_watch_tree(PowerSource *p) {
         closedir(d);
 }
 
-void power_source_update(PowerSource *p) {
-        const PowerConfig *c = &p->m->config->power;
+/* The state the supplies say, passed on when active. */
+static void power_source_update(PowerSource *p) {
+        const PowerConfig *c = p->config;
         PowerState s;
 
         s = power_state_next(p->state, &p->sample, c->low_percent, c->hysteresis);
         if (s != p->state && p->sample.has_battery && p->sample.has_capacity)
-                log_info(&p->m->log, "Power: %s (battery at %u%%)%s.", power_state_to_string(s),
-                         p->sample.capacity,
-                         p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "");
+                log_info(p->ctx.log, "Power: %s (battery at %u%%)%s.", power_state_to_string(s),
+                         p->sample.capacity, p->active ? "" : ", ignored in manual mode");
         else if (s != p->state)
-                log_info(&p->m->log, "Power: %s%s.", power_state_to_string(s),
-                         p->m->mode == MODE_MANUAL ? ", ignored in manual mode" : "");
+                log_info(p->ctx.log, "Power: %s%s.", power_state_to_string(s),
+                         p->active ? "" : ", ignored in manual mode");
         p->state = s;
-        if (p->m->mode == MODE_AUTO)
-                (void) manager_set_power_state(p->m, s);
+        if (p->active)
+                p->ctx.sink->power(p->ctx.sink->userdata, s);
+}
+
+void power_source_set_active(PowerSource *p, bool active) {
+        if (!p)
+                return;
+        p->active = active;
+        power_source_update(p);
+}
+
+void power_source_reload(PowerSource *p, const PowerConfig *c) {
+        if (!p)
+                return;
+        p->config = c;
+        power_source_update(p);
 }
 
 int power_source_refresh(PowerSource *p) {
@@ -176,7 +192,7 @@ int power_source_refresh(PowerSource *p) {
         } else
                 r = power_read_sd_device(&s);
         if (r < 0)
-                return log_warning_errno(&p->m->log, r, "Failed to read the power supplies, keeping %s: %m",
+                return log_warning_errno(p->ctx.log, r, "Failed to read the power supplies, keeping %s: %m",
                                          power_state_to_string(p->state));
         p->sample = s;
         power_source_update(p);
@@ -207,7 +223,7 @@ static int power_source_watch(PowerSource *p) {
                 p->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
                 if (p->inotify_fd < 0)
                         return -errno;
-                r = sd_event_add_io(p->m->event, &p->inotify_source, p->inotify_fd, EPOLLIN,
+                r = sd_event_add_io(p->ctx.event, &p->inotify_source, p->inotify_fd, EPOLLIN,
                                     on_inotify, p);
                 if (r < 0)
                         return r;
@@ -219,7 +235,7 @@ static int power_source_watch(PowerSource *p) {
         r = sd_device_monitor_filter_add_match_subsystem_devtype(p->monitor, "power_supply", NULL);
         if (r < 0)
                 return r;
-        r = sd_device_monitor_attach_event(p->monitor, p->m->event);
+        r = sd_device_monitor_attach_event(p->monitor, p->ctx.event);
         if (r < 0)
                 return r;
         r = sd_device_monitor_set_description(p->monitor, "power-supply-monitor");
@@ -228,24 +244,27 @@ static int power_source_watch(PowerSource *p) {
         return sd_device_monitor_start(p->monitor, on_uevent, p);
 }
 
-int power_source_new(Manager *m, PowerSource **ret) {
+int power_source_new(const SourceContext *ctx, const PowerConfig *c, PowerState initial, bool active,
+                     PowerSource **ret) {
         _cleanup_(power_source_freep) PowerSource *p = NULL;
         int r;
 
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
-        p->m = m;
+        p->ctx = *ctx;
+        p->config = c;
+        p->active = active;
         p->inotify_fd = -1;
-        p->state = m->power_state;
-        p->fake = !streq(m->root, "/");
-        p->class_dir = path_join_root(m->root, "/sys/class/power_supply");
+        p->state = initial;
+        p->fake = !streq(ctx->root, "/");
+        p->class_dir = path_join_root(ctx->root, "/sys/class/power_supply");
         if (!p->class_dir)
                 return -ENOMEM;
 
         r = power_source_watch(p);
         if (r < 0)
-                log_warning_errno(&m->log, r, "Cannot follow power supply changes, reading them once: %m");
+                log_warning_errno(ctx->log, r, "Cannot follow power supply changes, reading them once: %m");
         (void) power_source_refresh(p);
         *ret = TAKE_PTR(p);
         return 0;

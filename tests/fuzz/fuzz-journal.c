@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "journal.h"
+#include "state.h"
 #include "util.h"
 
 static char *dir;
@@ -58,7 +58,7 @@ static char *read_all(const char *name) {
         return s;
 }
 
-static void check_pids(const JournalPid *list, size_t n) {
+static void check_pids(const StatePid *list, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 check(list[i].id.pid > 0);
                 check(strlen(list[i].group) > 0 && strlen(list[i].group) < CLASS_NAME_MAX);
@@ -67,21 +67,21 @@ static void check_pids(const JournalPid *list, size_t n) {
         }
 }
 
-static void check_journal(const Journal *j) {
+static void check_journal(const State *j) {
         check(j->n_groups <= GROUPS_MAX && j->n_overrides <= GROUPS_MAX);
         for (size_t i = 0; i < j->n_groups; i++)
                 check(j->groups[i].found <= BOOST_MAX && j->groups[i].wrote <= BOOST_MAX &&
                       j->groups[i].name[0]);
         for (size_t i = 0; i < j->n_overrides; i++)
                 check(j->overrides[i].boost <= BOOST_MAX && j->overrides[i].group[0]);
-        check(j->n_placed <= JOURNAL_PLACED_MAX);
+        check(j->n_placed <= STATE_PLACED_MAX);
         check_pids(j->placed, j->n_placed);
         check_pids(j->classified, j->n_classified);
         check(j->foreground.pid >= 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        _cleanup_(journal_freep) Journal *j = NULL, *again = NULL;
+        _cleanup_(state_freep) State *j = NULL, *again = NULL;
         _cleanup_(freep) char *journal = NULL, *state = NULL, *journal2 = NULL, *state2 = NULL;
         const uint8_t *nul = memchr(data, '\0', size);
         size_t l = nul ? (size_t) (nul - data) : size;
@@ -98,24 +98,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         write_file("journal", data, l);
         write_file("state", nul ? nul + 1 : data + size, nul ? size - l - 1 : 0);
 
-        j = journal_new(dir);
+        j = state_new(dir);
         check(j);
-        r = journal_load(j);
+        r = state_load(j);
         check(r == 0 || r == 1);
         check_journal(j);
 
         /* what is saved loads back the same, and saves the same again */
-        check(journal_save(j) == 0);
+        check(state_save(j) == 0);
         journal = read_all("journal");
         state = read_all("state");
-        again = journal_new(dir);
+        again = state_new(dir);
         check(again);
-        check(journal_load(again) >= 0);
+        check(state_load(again) >= 0);
         check_journal(again);
         check(again->n_groups == j->n_groups && again->n_placed == j->n_placed &&
               again->n_overrides == j->n_overrides && again->n_classified == j->n_classified &&
               again->manual == j->manual && again->foreground.pid == j->foreground.pid);
-        check(journal_save(again) == 0);
+        check(state_save(again) == 0);
         journal2 = read_all("journal");
         state2 = read_all("state");
         check(streq_ptr(journal, journal2));

@@ -294,9 +294,9 @@ static void key_press(Fixture *f) {
 static bool interactive_is_40(Fixture *f) { return stune_boost(f->root, "interactive") == 40; }
 static bool interactive_is_10(Fixture *f) { return stune_boost(f->root, "interactive") == 10; }
 static bool interactive_is_5(Fixture *f) { return stune_boost(f->root, "interactive") == 5; }
-static bool is_low(Fixture *f) { return f->m->power_state == POWER_LOW; }
-static bool is_battery(Fixture *f) { return f->m->power_state == POWER_BATTERY; }
-static bool is_ac(Fixture *f) { return f->m->power_state == POWER_AC; }
+static bool is_low(Fixture *f) { return f->m->groups.power_state == POWER_LOW; }
+static bool is_battery(Fixture *f) { return f->m->groups.power_state == POWER_BATTERY; }
+static bool is_ac(Fixture *f) { return f->m->groups.power_state == POWER_AC; }
 static bool no_devices(Fixture *f) { return input_source_n_devices(f->m->input) == 0; }
 static bool one_device(Fixture *f) { return input_source_n_devices(f->m->input) == 1; }
 
@@ -349,7 +349,7 @@ static void test_input_device_vanishes_and_returns(void **state) {
 static void test_power_follows_tree(void **state) {
         Fixture *f = *state;
 
-        assert_int_equal(f->m->power_state, POWER_AC);
+        assert_int_equal(f->m->groups.power_state, POWER_AC);
         write_file(f->root, "sys/class/power_supply/AC/online", "0\n");
         write_file(f->root, "sys/class/power_supply/BAT0/status", "Discharging\n");
         assert_true(run_until(f, is_battery));
@@ -360,7 +360,7 @@ static void test_power_follows_tree(void **state) {
         assert_int_equal(stune_boost(f->root, "interactive"), 0);
         write_file(f->root, "sys/class/power_supply/BAT0/capacity", "24\n");
         run_for(f, 50);
-        assert_int_equal(f->m->power_state, POWER_LOW);
+        assert_int_equal(f->m->groups.power_state, POWER_LOW);
         write_file(f->root, "sys/class/power_supply/BAT0/capacity", "25\n");
         assert_true(run_until(f, is_battery));
         assert_int_equal(stune_boost(f->root, "performance"), 30);
@@ -380,23 +380,23 @@ static void test_power_follows_tree(void **state) {
 static void test_manual_mode_ignores_sources(void **state) {
         Fixture *f = *state;
 
-        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         key_press(f);
         run_for(f, 50);
         assert_int_equal(stune_boost(f->root, "interactive"), 10);
         write_file(f->root, "sys/class/power_supply/AC/online", "0\n");
         write_file(f->root, "sys/class/power_supply/BAT0/status", "Discharging\n");
         run_for(f, 50);
-        assert_int_equal(f->m->power_state, POWER_AC);
+        assert_int_equal(f->m->groups.power_state, POWER_AC);
         assert_int_equal(stune_boost(f->root, "interactive"), 10);
         /* back to auto: the state the supplies show now */
-        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
-        assert_int_equal(f->m->power_state, POWER_BATTERY);
+        assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
+        assert_int_equal(f->m->groups.power_state, POWER_BATTERY);
         assert_int_equal(stune_boost(f->root, "interactive"), 5);
         key_press(f);
         assert_true(run_until(f, interactive_is_40));
         /* manual while boosted: the boost drops at once */
-        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         assert_int_equal(stune_boost(f->root, "interactive"), 5);
 }
 

@@ -28,7 +28,7 @@ static const char *const groups[] = { "root", "boostd-unit-bg", "boostd-unit-fg"
 
 typedef struct Fixture {
         char *run;
-        Journal *journal;
+        State *state;
         Backend *backend;
 } Fixture;
 
@@ -36,9 +36,9 @@ static int setup(void **state) {
         Fixture *f = calloc(1, sizeof(Fixture));
 
         f->run = tmpdir_new();
-        f->journal = journal_new(f->run);
+        f->state = state_new(f->run);
         /* root "/": the backend takes libcgroup */
-        f->backend = backend_new("/", mount_dir, "/proc", f->journal, false, &quiet);
+        f->backend = backend_new("/", mount_dir, "/proc", f->state, false, &quiet);
         assert_non_null(f->backend);
         f->backend->vt = &backend_schedtune;
         f->backend->controller = CONTROLLER;
@@ -57,7 +57,7 @@ static int teardown(void **state) {
                 (void) rmdir(p);
         }
         backend_free(f->backend);
-        journal_free(f->journal);
+        state_free(f->state);
         tmpdir_free(f->run);
         free(f);
         return 0;
@@ -156,8 +156,8 @@ static void test_start_apply_attach_restore(void **state) {
         assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
         assert_int_equal(b->vt->start(b, groups, N_GROUPS), 0);
         assert_ptr_equal(b->cgroup, &cgroup_ops_libcgroup);
-        assert_true(journal_get_group(f->journal, groups[1], false)->created);
-        assert_true(journal_get_group(f->journal, groups[2], false)->created);
+        assert_true(state_get_group(f->state, groups[1], false)->created);
+        assert_true(state_get_group(f->state, groups[2], false)->created);
         /* a second start adopts them */
         assert_int_equal(b->cgroup->make_group(b, groups[1]), 0);
 
@@ -179,7 +179,7 @@ static void test_start_apply_attach_restore(void **state) {
                 snprintf(p, sizeof(p), "%s/" VALUE_FILE, groups[1]);
                 write_file(mount_dir, p, "7\n");
         }
-        assert_int_equal(b->vt->restore(b), 0);
+        assert_int_equal(backend_restore(b), 0);
         assert_int_equal(threads_in(pid, "/"), 2);
         assert_int_equal(value_of(groups[2]), 0);
         assert_int_equal(value_of(groups[1]), 7);

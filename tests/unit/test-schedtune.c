@@ -13,12 +13,12 @@ static const char *const groups[] = { "root", "background", "interactive", "perf
 typedef struct Fixture {
         char *root;
         char run[4096];
-        Journal *journal;
+        State *state;
         Backend *backend;
 } Fixture;
 
 static Backend *new_backend(Fixture *f, bool restore_found) {
-        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->journal, restore_found, &quiet);
+        Backend *b = backend_new(f->root, "/dev/stune", "/proc", f->state, restore_found, &quiet);
 
         assert_non_null(b);
         b->vt = &backend_schedtune;
@@ -31,7 +31,7 @@ static int setup(void **state) {
         f->root = tmpdir_new();
         make_schedtune_tree(f->root, groups + 1, N_GROUPS - 1);
         snprintf(f->run, sizeof(f->run), "%s/run/boostd", f->root);
-        f->journal = journal_new(f->run);
+        f->state = state_new(f->run);
         f->backend = new_backend(f, false);
         *state = f;
         return 0;
@@ -41,7 +41,7 @@ static int teardown(void **state) {
         Fixture *f = *state;
 
         backend_free(f->backend);
-        journal_free(f->journal);
+        state_free(f->state);
         tmpdir_free(f->root);
         free(f);
         return 0;
@@ -78,11 +78,15 @@ static void test_start_adopts_and_records(void **state) {
         assert_string_equal(backend_name(f->backend), "schedtune");
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
         assert_false(f->backend->mounted);
-        assert_int_equal(f->journal->n_groups, N_GROUPS);
-        assert_int_equal(journal_get_group(f->journal, "root", false)->found, 5);
-        assert_int_equal(journal_get_group(f->journal, "performance", false)->found, 12);
-        assert_false(journal_get_group(f->journal, "performance", false)->created);
-        /* recorded on disk before any change */
+        assert_int_equal(f->state->n_groups, N_GROUPS);
+        assert_int_equal(state_get_group(f->state, "root", false)->found, 5);
+        assert_int_equal(state_get_group(f->state, "performance", false)->found, 12);
+        assert_false(state_get_group(f->state, "performance", false)->created);
+        /* recorded in memory and marked for the caller's save, which comes
+         * before any change (manager_start()) */
+        assert_true(f->state->dirty);
+        assert_null(read_file(f->run, "journal", buf, sizeof(buf)));
+        assert_int_equal(state_save(f->state), 0);
         assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
         assert_non_null(strstr(buf, "group root 5 -1 0"));
         assert_non_null(strstr(buf, "group performance 12 -1 0"));
@@ -126,7 +130,7 @@ static void test_start_creates_groups(void **state) {
 
         f->backend->cgroup = &ops;
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), 0);
-        assert_true(journal_get_group(f->journal, "games", false)->created);
+        assert_true(state_get_group(f->state, "games", false)->created);
         /* a second start finds it there: not made, not marked created again */
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), 0);
         assert_int_equal(cgroup_ops_files.make_group(f->backend, "games"), 0);
@@ -155,24 +159,23 @@ static void test_apply_and_attach(void **state) {
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
         assert_int_equal(f->backend->vt->apply(f->backend, "interactive", 25), 0);
         assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 25);
-        assert_int_equal(journal_get_group(f->journal, "interactive", false)->wrote, 25);
+        assert_int_equal(state_get_group(f->state, "interactive", false)->wrote, 25);
         /* a group that vanished underneath gives an error */
         assert_int_equal(f->backend->vt->apply(f->backend, "nope", 25), -ENOENT);
 
         assert_int_equal(f->backend->vt->attach(f->backend, "performance", &id), 0);
         assert_int_equal(read_int(f->root, "dev/stune/performance/cgroup.procs"), pid);
-        assert_int_equal(f->journal->n_placed, 1);
+        assert_int_equal(f->state->n_placed, 1);
         /* recorded, and left to the caller to save (once per burst) */
-        assert_true(f->journal->dirty);
-        assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
-        assert_null(strstr(buf, "placed"));
-        assert_int_equal(journal_save(f->journal), 0);
-        assert_false(f->journal->dirty);
+        assert_true(f->state->dirty);
+        assert_null(read_file(f->run, "journal", buf, sizeof(buf)));
+        assert_int_equal(state_save(f->state), 0);
+        assert_false(f->state->dirty);
         assert_non_null(read_file(f->run, "journal", buf, sizeof(buf)));
         assert_non_null(strstr(buf, "placed"));
         assert_int_equal(f->backend->vt->attach(f->backend, "root", &id), 0);
         assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
-        assert_int_equal(f->journal->n_placed, 0);
+        assert_int_equal(f->state->n_placed, 0);
         kill_sleeper(pid);
 }
 
@@ -209,7 +212,7 @@ static void test_attach_moves_once_and_only_when_needed(void **state) {
         /* there already: no write */
         assert_int_equal(f->backend->vt->attach(f->backend, "performance", &ia), 0);
         assert_int_equal(attach_writes, 2);
-        assert_int_equal(f->journal->n_placed, 2);
+        assert_int_equal(f->state->n_placed, 2);
 
         assert_int_equal(f->backend->vt->attach(f->backend, "background", &ia), 0);
         assert_int_equal(attach_writes, 3);
@@ -220,7 +223,7 @@ static void test_attach_moves_once_and_only_when_needed(void **state) {
         assert_int_equal(f->backend->vt->attach(f->backend, "root", &ia), 0);
         assert_false(file_has_pid(f->root, "dev/stune/background/cgroup.procs", a));
         assert_true(file_has_pid(f->root, "dev/stune/cgroup.procs", a));
-        assert_int_equal(f->journal->n_placed, 1);
+        assert_int_equal(f->state->n_placed, 1);
 
         kill_sleeper(a);
         assert_int_equal(f->backend->vt->attach(f->backend, "performance", &ia), -ESRCH);
@@ -247,14 +250,14 @@ static void test_restore_on_stop(void **state) {
         /* someone sets performance by hand */
         write_file(f->root, "dev/stune/performance/schedtune.boost", "99\n");
 
-        assert_int_equal(f->backend->vt->restore(f->backend), 0);
+        assert_int_equal(backend_restore(f->backend), 0);
         assert_int_equal(read_int(f->root, "dev/stune/schedtune.boost"), 4);     /* found */
         assert_int_equal(read_int(f->root, "dev/stune/background/schedtune.boost"), 0);
         assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 0);
         assert_int_equal(read_int(f->root, "dev/stune/performance/schedtune.boost"), 99);
         /* the live process went back to root, the dead one was not written */
         assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
-        assert_int_equal(f->journal->n_groups, 0);
+        assert_int_equal(f->state->n_groups, 0);
         assert_null(read_file(f->run, "journal", buf, sizeof(buf)));
         kill_sleeper(pid);
 }
@@ -267,7 +270,7 @@ static void test_restore_found(void **state) {
         write_file(f->root, "dev/stune/background/schedtune.boost", "3\n");
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
         assert_int_equal(f->backend->vt->apply(f->backend, "background", 50), 0);
-        assert_int_equal(f->backend->vt->restore(f->backend), 0);
+        assert_int_equal(backend_restore(f->backend), 0);
         assert_int_equal(read_int(f->root, "dev/stune/background/schedtune.boost"), 3);
 }
 
@@ -275,7 +278,7 @@ static void test_adoption_after_crash(void **state) {
         Fixture *f = *state;
         pid_t pid = spawn_sleeper();
         ProcessId id = { .pid = pid };
-        Journal *j2;
+        State *j2;
         Backend *b2;
 
         write_file(f->root, "dev/stune/schedtune.boost", "6\n");
@@ -284,23 +287,23 @@ static void test_adoption_after_crash(void **state) {
         assert_int_equal(f->backend->vt->apply(f->backend, "root", 30), 0);
         assert_int_equal(f->backend->vt->apply(f->backend, "interactive", 40), 0);
         assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &id), 0);
-        assert_int_equal(journal_save(f->journal), 0);  /* the manager's, after the burst */
+        assert_int_equal(state_save(f->state), 0);  /* the manager's, after the burst */
         /* crash: no restore; a new instance reads the journal */
 
-        j2 = journal_new(f->run);
-        assert_int_equal(journal_load(j2), 1);
+        j2 = state_new(f->run);
+        assert_int_equal(state_load(j2), 1);
         b2 = backend_new(f->root, "/dev/stune", "/proc", j2, false, &quiet);
         b2->vt = &backend_schedtune;
         assert_int_equal(b2->vt->start(b2, groups, N_GROUPS), 0);
         /* what was found before the first run's change, not the current 30 */
-        assert_int_equal(journal_get_group(j2, "root", false)->found, 6);
+        assert_int_equal(state_get_group(j2, "root", false)->found, 6);
         assert_int_equal(j2->n_placed, 1);
-        assert_int_equal(b2->vt->restore(b2), 0);
+        assert_int_equal(backend_restore(b2), 0);
         assert_int_equal(read_int(f->root, "dev/stune/schedtune.boost"), 6);
         assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 0);
         assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), pid);
         backend_free(b2);
-        journal_free(j2);
+        state_free(j2);
         kill_sleeper(pid);
 }
 

@@ -41,7 +41,7 @@ static void test_mapping(void **state) {
 
 static void test_probe_and_clamp(void **state) {
         char *root = tmpdir_new(), run[4096];
-        Journal *j;
+        State *j;
         Backend *b;
         const char *const groups[] = { "root", "interactive" };
         pid_t pid = spawn_sleeper();
@@ -49,7 +49,7 @@ static void test_probe_and_clamp(void **state) {
 
         (void) state;
         snprintf(run, sizeof(run), "%s/run/boostd", root);
-        j = journal_new(run);
+        j = state_new(run);
         b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
         b->set_util_min = fake_set_util_min;
         n_calls = 0;
@@ -74,14 +74,14 @@ static void test_probe_and_clamp(void **state) {
         assert_int_equal(b->vt->apply(b, "root", 90), 0);
         assert_int_equal(n_calls, 0);
         /* stopping takes the clamp off */
-        assert_int_equal(b->vt->restore(b), 0);
+        assert_int_equal(backend_restore(b), 0);
         assert_int_equal(last_for(pid), 0);
         assert_int_equal(j->n_placed, 0);
 
         kill_sleeper(pid);
         assert_int_equal(b->vt->attach(b, "interactive", &id), -ESRCH);
         backend_free(b);
-        journal_free(j);
+        state_free(j);
         tmpdir_free(root);
 }
 
@@ -131,7 +131,7 @@ static void test_cgroup_and_task_agree(void **state) {
 typedef struct V2 {
         char *root;
         char run[4096];
-        Journal *j;
+        State *j;
         Backend *b;
 } V2;
 
@@ -155,7 +155,7 @@ static int v2_setup(void **state) {
         write_file(v->root, V2_DIR "/interactive/cpu.uclamp.min", "5.00\n");
         write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "0.00\n");
         snprintf(v->run, sizeof(v->run), "%s/run/boostd", v->root);
-        v->j = journal_new(v->run);
+        v->j = state_new(v->run);
         v->b = backend_new(v->root, "/dev/stune", "/proc", v->j, false, &quiet);
         v->b->set_util_min = fake_set_util_min;
         snprintf(p, sizeof(p), "%s/" V2_DIR, v->root);
@@ -169,7 +169,7 @@ static int v2_teardown(void **state) {
         V2 *v = *state;
 
         backend_free(v->b);
-        journal_free(v->j);
+        state_free(v->j);
         tmpdir_free(v->root);
         free(v);
         return 0;
@@ -189,7 +189,7 @@ static void test_cgroup_v2(void **state) {
 
         assert_int_equal(v->b->vt->start(v->b, v2_groups, 3), 0);
         assert_string_equal(read_file(v->root, V2_DIR "/cgroup.subtree_control", buf, sizeof(buf)), "+cpu");
-        assert_int_equal(journal_get_group(v->j, "interactive", false)->found, 5);
+        assert_int_equal(state_get_group(v->j, "interactive", false)->found, 5);
 
         assert_int_equal(v->b->vt->apply(v->b, "interactive", 50), 0);
         assert_string_equal(v2_value(v, "interactive", buf, sizeof(buf)), "50.00");
@@ -206,13 +206,13 @@ static void test_cgroup_v2(void **state) {
                 snprintf(p, sizeof(p), "%s/" V2_DIR "/performance/cpu.uclamp.min", v->root);
                 assert_int_equal(unlink(p), 0);
                 assert_int_equal(v->b->vt->apply(v->b, "performance", 40), -ENOENT);
-                assert_int_equal(journal_get_group(v->j, "performance", false)->wrote, 30);
+                assert_int_equal(state_get_group(v->j, "performance", false)->wrote, 30);
                 write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "30.00\n");
         }
 
         /* changed by hand: left alone on stop; the rest goes back to 0 */
         write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "77.00\n");
-        assert_int_equal(v->b->vt->restore(v->b), 0);
+        assert_int_equal(backend_restore(v->b), 0);
         assert_string_equal(v2_value(v, "interactive", buf, sizeof(buf)), "0.00");
         assert_string_equal(v2_value(v, "performance", buf, sizeof(buf)), "77.00");
 }
@@ -224,7 +224,7 @@ static void test_cgroup_v2_restore_found(void **state) {
         v->b->restore_found = true;
         assert_int_equal(v->b->vt->start(v->b, v2_groups, 3), 0);
         assert_int_equal(v->b->vt->apply(v->b, "interactive", 50), 0);
-        assert_int_equal(v->b->vt->restore(v->b), 0);
+        assert_int_equal(backend_restore(v->b), 0);
         assert_string_equal(v2_value(v, "interactive", buf, sizeof(buf)), "5.00");
 }
 

@@ -2,7 +2,7 @@
 /* The journal and API state files round-trip and survive garbage. */
 #include "tests.h"
 
-#include "journal.h"
+#include "state.h"
 
 static int setup(void **state) {
         *state = tmpdir_new();
@@ -16,97 +16,97 @@ static int teardown(void **state) {
 
 static void test_roundtrip(void **state) {
         char dir[4096], buf[4096];
-        Journal *j, *k;
-        JournalGroup *g;
+        State *j, *k;
+        StateGroup *g;
         ProcessId a = { 100, 5555 }, b = { 200, 6666 };
 
         snprintf(dir, sizeof(dir), "%s/run/boostd", (char *) *state);
-        j = journal_new(dir);
-        assert_int_equal(journal_load(j), 0);           /* nothing yet */
-        g = journal_get_group(j, "root", true);
+        j = state_new(dir);
+        assert_int_equal(state_load(j), 0);           /* nothing yet */
+        g = state_get_group(j, "root", true);
         g->found = 7;
-        g = journal_get_group(j, "interactive", true);
+        g = state_get_group(j, "interactive", true);
         g->created = true;
         g->wrote = 10;
         g->has_wrote = true;
-        assert_int_equal(journal_pid_set(&j->placed, &j->n_placed, &a, "interactive"), 0);
-        assert_int_equal(journal_pid_set(&j->placed, &j->n_placed, &b, "interactive"), 0);
-        assert_int_equal(journal_pid_set(&j->placed, &j->n_placed, &a, "performance"), 0);
+        assert_int_equal(state_pid_set(&j->placed, &j->n_placed, &a, "interactive"), 0);
+        assert_int_equal(state_pid_set(&j->placed, &j->n_placed, &b, "interactive"), 0);
+        assert_int_equal(state_pid_set(&j->placed, &j->n_placed, &a, "performance"), 0);
         assert_int_equal(j->n_placed, 2);
         j->manual = true;
-        assert_int_equal(journal_set_override(j, "performance", 77), 0);
-        assert_int_equal(journal_pid_set(&j->classified, &j->n_classified, &b, "performance"), 0);
+        assert_int_equal(state_set_override(j, "performance", 77), 0);
+        assert_int_equal(state_pid_set(&j->classified, &j->n_classified, &b, "performance"), 0);
         j->foreground = a;
-        assert_int_equal(journal_save(j), 0);
+        assert_int_equal(state_save(j), 0);
 
-        k = journal_new(dir);
-        assert_int_equal(journal_load(k), 1);
+        k = state_new(dir);
+        assert_int_equal(state_load(k), 1);
         assert_int_equal(k->n_groups, 2);
-        assert_int_equal(journal_get_group(k, "root", false)->found, 7);
-        assert_false(journal_get_group(k, "root", false)->has_wrote);
-        assert_true(journal_get_group(k, "interactive", false)->created);
-        assert_int_equal(journal_get_group(k, "interactive", false)->wrote, 10);
-        assert_null(journal_get_group(k, "nope", false));
+        assert_int_equal(state_get_group(k, "root", false)->found, 7);
+        assert_false(state_get_group(k, "root", false)->has_wrote);
+        assert_true(state_get_group(k, "interactive", false)->created);
+        assert_int_equal(state_get_group(k, "interactive", false)->wrote, 10);
+        assert_null(state_get_group(k, "nope", false));
         assert_int_equal(k->n_placed, 2);
-        assert_string_equal(journal_pid_find(k->placed, k->n_placed, 100)->group, "performance");
-        assert_int_equal(journal_pid_find(k->placed, k->n_placed, 200)->id.start_time, 6666);
+        assert_string_equal(state_pid_find(k->placed, k->n_placed, 100)->group, "performance");
+        assert_int_equal(state_pid_find(k->placed, k->n_placed, 200)->id.start_time, 6666);
         assert_true(k->manual);
-        assert_int_equal(journal_get_override(k, "performance")->boost, 77);
-        assert_null(journal_get_override(k, "interactive"));
+        assert_int_equal(state_get_override(k, "performance")->boost, 77);
+        assert_null(state_get_override(k, "interactive"));
         assert_int_equal(k->n_classified, 1);
         assert_int_equal(k->foreground.pid, 100);
-        journal_free(k);
+        state_free(k);
 
         /* a clean restore drops the kernel journal, keeps the API state */
-        journal_clear_kernel(j);
-        assert_int_equal(journal_save(j), 0);
+        state_clear_kernel(j);
+        assert_int_equal(state_save(j), 0);
         assert_null(read_file(dir, "journal", buf, sizeof(buf)));
         assert_non_null(read_file(dir, "state", buf, sizeof(buf)));
-        k = journal_new(dir);
-        assert_int_equal(journal_load(k), 0);
+        k = state_new(dir);
+        assert_int_equal(state_load(k), 0);
         assert_true(k->manual);
-        journal_free(k);
+        state_free(k);
 
-        journal_pid_remove(&j->classified, &j->n_classified, 200);
+        state_pid_remove(&j->classified, &j->n_classified, 200);
         assert_int_equal(j->n_classified, 0);
-        journal_free(j);
+        state_free(j);
 }
 
 static void test_garbage_is_skipped(void **state) {
         char dir[4096];
-        Journal *j;
+        State *j;
 
         snprintf(dir, sizeof(dir), "%s/run", (char *) *state);
         mkdirs(*state, "run");
         write_file(*state, "run/journal",
                    "group root 5 -1 0\ngarbage\ngroup x\nplaced -4 1 root\n"
                    "group averyveryveryveryveryverylongname12345 1 1 1\nplaced 12 34 interactive\n");
-        j = journal_new(dir);
-        assert_int_equal(journal_load(j), 1);
+        j = state_new(dir);
+        assert_int_equal(state_load(j), 1);
         assert_int_equal(j->n_groups, 1);
         assert_int_equal(j->n_placed, 1);
         assert_int_equal(j->placed[0].id.pid, 12);
-        journal_free(j);
+        state_free(j);
 }
 
 /* Entries of processes that are gone, or whose PID was reused, go. */
 static void test_prune(void **state) {
         pid_t live = spawn_sleeper(), gone = dead_pid();
         ProcessId a = { .pid = live }, b = { .pid = gone, .start_time = 1 }, c = { .pid = live };
-        JournalPid *list = NULL;
+        StatePid *list = NULL;
         size_t n = 0;
 
         (void) state;
         assert_int_equal(proc_get_start_time("/proc", live, &a.start_time), 0);
-        assert_int_equal(journal_pid_set(&list, &n, &a, "background"), 0);
-        assert_int_equal(journal_pid_set(&list, &n, &b, "background"), 0);
-        assert_int_equal(journal_pid_prune(&list, &n, "/proc"), 1);
+        assert_int_equal(state_pid_set(&list, &n, &a, "background"), 0);
+        assert_int_equal(state_pid_set(&list, &n, &b, "background"), 0);
+        assert_int_equal(state_pid_prune(&list, &n, "/proc"), 1);
         assert_int_equal(n, 1);
         assert_int_equal(list[0].id.pid, live);
         /* the same PID with another start time: reused */
         c.start_time = a.start_time + 1;
-        assert_int_equal(journal_pid_set(&list, &n, &c, "background"), 0);
-        assert_int_equal(journal_pid_prune(&list, &n, "/proc"), 1);
+        assert_int_equal(state_pid_set(&list, &n, &c, "background"), 0);
+        assert_int_equal(state_pid_prune(&list, &n, "/proc"), 1);
         assert_int_equal(n, 0);
         free(list);
         kill_sleeper(live);

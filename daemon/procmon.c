@@ -14,12 +14,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 
-#include "cgroup-watch.h"
-#include "exec-source.h"
+#include "event-util.h"
+#include "events.h"
 #include "log.h"
-#include "manager.h"
+#include "procmon.h"
 #include "util.h"
 
 #define RCVBUF_SIZE (4 * 1024 * 1024)
@@ -35,8 +34,8 @@
  * stays would otherwise wake the loop without end. */
 #define ERROR_PAUSE_USEC (1 * USEC_PER_SEC)
 
-struct ExecSource {
-        Manager *m;
+struct ProcMon {
+        SourceContext ctx;
         int fd;
         char *seam_path;                /* the test seam's socket, or NULL */
         sd_event_source *io;
@@ -52,40 +51,22 @@ typedef struct ProcInput {
         uint32_t event_type;
 } ProcInput;
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
+/* A one-shot timer usec from now, unless it is armed already (0). */
+static int procmon_timer(ProcMon *s, sd_event_source **t, uint64_t usec, sd_event_time_handler_t fn,
+                         const char *description) {
+        int r;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-/* A oneshot timer, made or armed again; 0 if it is armed already. */
-static int timer_arm(ExecSource *s, sd_event_source **t, uint64_t usec, sd_event_time_handler_t fn,
-                     const char *description) {
-        int enabled, r;
-
-        if (!*t) {
-                r = sd_event_add_time(s->m->event, t, CLOCK_MONOTONIC, now_usec() + usec, 0, fn, s);
-                if (r < 0)
-                        return r;
-                (void) sd_event_source_set_description(*t, description);
-                return 1;
-        }
-        r = sd_event_source_get_enabled(*t, &enabled);
-        if (r < 0 || enabled != SD_EVENT_OFF)
-                return r < 0 ? r : 0;
-        r = sd_event_source_set_time(*t, now_usec() + usec);
-        if (r < 0)
-                return r;
-        r = sd_event_source_set_enabled(*t, SD_EVENT_ONESHOT);
+        if (event_timer_armed(*t))
+                return 0;
+        r = event_timer_arm(s->ctx.event, t, now_usec() + usec, fn, s, description);
         return r < 0 ? r : 1;
 }
 
 static int on_rescan(sd_event_source *t, uint64_t usec, void *userdata) {
-        ExecSource *s = userdata;
+        ProcMon *s = userdata;
 
         (void) t, (void) usec;
-        cgroup_watch_rescan(s->m->cgroups);
+        s->ctx.sink->lost(s->ctx.sink->userdata);
         return 0;
 }
 
@@ -93,18 +74,18 @@ static int on_rescan(sd_event_source *t, uint64_t usec, void *userdata) {
  * not placed. Most processes are in units, and reading those again
  * places them by what they run now; later, so that one read covers a
  * burst of overflows, which is when they come. */
-static void exec_source_lost(ExecSource *s) {
+static void procmon_lost(ProcMon *s) {
         int r;
 
-        r = timer_arm(s, &s->rescan, RESCAN_DELAY_USEC, on_rescan, "exec-events-rescan");
+        r = procmon_timer(s, &s->rescan, RESCAN_DELAY_USEC, on_rescan, "exec-events-rescan");
         if (r > 0)
-                log_notice(&s->m->log, "Exec events were lost (the receive queue overflowed): reading the units again.");
+                log_notice(s->ctx.log, "Exec events were lost (the receive queue overflowed): reading the units again.");
         else if (r < 0)
-                log_warning_errno(&s->m->log, r, "Exec events were lost (the receive queue overflowed), and the units cannot be read again: %m");
+                log_warning_errno(s->ctx.log, r, "Exec events were lost (the receive queue overflowed), and the units cannot be read again: %m");
 }
 
 static int on_resume(sd_event_source *t, uint64_t usec, void *userdata) {
-        ExecSource *s = userdata;
+        ProcMon *s = userdata;
 
         (void) t, (void) usec;
         (void) sd_event_source_set_enabled(s->io, SD_EVENT_ON);
@@ -114,29 +95,29 @@ static int on_resume(sd_event_source *t, uint64_t usec, void *userdata) {
 /* An error sd-event would take as the end of the source if returned: the
  * events would stop for good. Logged once until a read succeeds, and
  * reading pauses a moment, so that an error that stays does not spin. */
-static void exec_source_read_error(ExecSource *s, int error) {
+static void procmon_read_error(ProcMon *s, int error) {
         if (!s->error_logged)
-                log_warning_errno(&s->m->log, error, "Failed to read exec events, trying again: %m");
+                log_warning_errno(s->ctx.log, error, "Failed to read exec events, trying again: %m");
         s->error_logged = true;
-        if (timer_arm(s, &s->resume, ERROR_PAUSE_USEC, on_resume, "exec-events-resume") >= 0)
+        if (procmon_timer(s, &s->resume, ERROR_PAUSE_USEC, on_resume, "exec-events-resume") >= 0)
                 (void) sd_event_source_set_enabled(s->io, SD_EVENT_OFF);
 }
 
-static void exec_source_handle(const ExecEvent *e, void *userdata) {
-        ExecSource *s = userdata;
+static void procmon_handle(const ExecEvent *e, void *userdata) {
+        ProcMon *s = userdata;
         int r;
 
         if (e->type == EXEC_EVENT_LOST) {
-                exec_source_lost(s);
+                procmon_lost(s);
                 return;
         }
         if (e->type == EXEC_EVENT_EXIT) {
-                manager_forget_process(s->m, e->pid);
+                s->ctx.sink->exited(s->ctx.sink->userdata, e->pid);
                 return;
         }
-        r = manager_place_by_rules(s->m, e->pid, NULL);
+        r = s->ctx.sink->place(s->ctx.sink->userdata, e->pid, NULL);
         if (r < 0 && r != -ESRCH)       /* gone already: nothing to do */
-                log_debug_errno(&s->m->log, r, "Failed to place PID %d at exec: %m", (int) e->pid);
+                log_debug_errno(s->ctx.log, r, "Failed to place PID %d at exec: %m", (int) e->pid);
 }
 
 int exec_events_from_text(const char *buf, size_t n, ExecEventFn fn, void *userdata) {
@@ -224,7 +205,7 @@ int exec_events_from_netlink(const void *buf, size_t n, ExecEventFn fn, void *us
 }
 
 static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) {
-        ExecSource *s = userdata;
+        ProcMon *s = userdata;
         uint8_t buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         (void) io, (void) revents;
@@ -244,21 +225,21 @@ static int on_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) 
                         if (errno == EAGAIN || errno == EINTR)
                                 return 0;
                         if (errno == ENOBUFS) {
-                                exec_source_lost(s);
+                                procmon_lost(s);
                                 continue;
                         }
-                        exec_source_read_error(s, -errno);
+                        procmon_read_error(s, -errno);
                         return 0;
                 }
                 s->error_logged = false;
                 if (s->seam_path)
-                        r = exec_events_from_text((const char *) buf, (size_t) n, exec_source_handle, s);
+                        r = exec_events_from_text((const char *) buf, (size_t) n, procmon_handle, s);
                 else if (mh.msg_namelen < sizeof(sa) || sa.nl_pid != 0)
                         continue;       /* only the kernel speaks here */
                 else
-                        r = exec_events_from_netlink(buf, (size_t) n, exec_source_handle, s);
+                        r = exec_events_from_netlink(buf, (size_t) n, procmon_handle, s);
                 if (r < 0)
-                        log_debug(&s->m->log, "Ignoring a malformed exec event of %zd bytes.", n);
+                        log_debug(s->ctx.log, "Ignoring a malformed exec event of %zd bytes.", n);
         }
         return 0;
 }
@@ -320,8 +301,8 @@ void exec_connector_close(int fd) {
  * The node bind() makes takes the mode of the socket's inode (less the
  * umask): set before, it leaves no moment in which others may send
  * events, as a chmod() after would. Nothing can fail after the bind, so
- * that a node made is always one exec_source_free() removes. */
-static int exec_source_bind_seam(ExecSource *s, const char *path) {
+ * that a node made is always one procmon_free() removes. */
+static int procmon_bind_seam(ProcMon *s, const char *path) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         _cleanup_(freep) char *p = NULL;
         _cleanup_(closep) int fd = -1;
@@ -347,39 +328,39 @@ static int exec_source_bind_seam(ExecSource *s, const char *path) {
         return 0;
 }
 
-int exec_source_new(Manager *m, const char *seam_path, ExecSource **ret) {
-        _cleanup_(exec_source_freep) ExecSource *s = NULL;
+int procmon_new(const SourceContext *ctx, const char *seam_path, ProcMon **ret) {
+        _cleanup_(procmon_freep) ProcMon *s = NULL;
         int r;
 
         *ret = NULL;
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        s->m = m;
+        s->ctx = *ctx;
         s->fd = -1;
 
         if (seam_path) {
-                r = exec_source_bind_seam(s, seam_path);
+                r = procmon_bind_seam(s, seam_path);
                 if (r < 0) {
-                        log_warning_errno(&m->log, r, "Cannot bind the exec event socket %s: %m", seam_path);
+                        log_warning_errno(ctx->log, r, "Cannot bind the exec event socket %s: %m", seam_path);
                         return 0;
                 }
-                log_info(&m->log, "Reading exec events from %s.", seam_path);
-        } else if (!streq(m->root, "/")) {
-                log_debug(&m->log, "Below a root prefix: no exec events.");
+                log_info(ctx->log, "Reading exec events from %s.", seam_path);
+        } else if (!streq(ctx->root, "/")) {
+                log_debug(ctx->log, "Below a root prefix: no exec events.");
                 return 0;
         } else {
                 r = exec_connector_open();
                 if (r >= 0)
                         s->fd = r;
                 else {
-                        log_warning_errno(&m->log, r,
+                        log_warning_errno(ctx->log, r,
                                           "The process connector is not available, processes are placed when their unit appears, not at exec: %m");
                         return 0;
                 }
         }
 
-        r = sd_event_add_io(m->event, &s->io, s->fd, EPOLLIN, on_io, s);
+        r = sd_event_add_io(ctx->event, &s->io, s->fd, EPOLLIN, on_io, s);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(s->io, "exec-events");
@@ -387,7 +368,7 @@ int exec_source_new(Manager *m, const char *seam_path, ExecSource **ret) {
         return 0;
 }
 
-ExecSource *exec_source_free(ExecSource *s) {
+ProcMon *procmon_free(ProcMon *s) {
         if (!s)
                 return NULL;
         sd_event_source_disable_unref(s->io);

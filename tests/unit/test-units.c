@@ -12,7 +12,7 @@
 #include "tests.h"
 
 #include "backend.h"
-#include "cgroup-watch.h"
+#include "units.h"
 #include "manager.h"
 
 static const char *const classes[] = { "background", "interactive", "performance" };
@@ -116,7 +116,7 @@ static bool run_until_in(Fixture *f, const char *group, pid_t pid) {
 
 static bool run_until_attached(Fixture *f, bool attached) {
         for (int i = 0; i < 400; i++) {
-                if (cgroup_watch_attached(f->m->cgroups) == attached)
+                if (units_attached(f->m->units) == attached)
                         return true;
                 (void) sd_event_run(f->m->event, 5000);
         }
@@ -156,8 +156,8 @@ static void test_units_existing_at_start(void **state) {
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
         assert_true(in_group(f, "background", c));
-        assert_true(cgroup_watch_attached(f->m->cgroups));
-        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 6);
+        assert_true(units_attached(f->m->units));
+        assert_int_equal(units_n_dirs(f->m->units), 6);
 }
 
 static void test_units_appearing(void **state) {
@@ -238,7 +238,7 @@ static void test_forks_during_the_move(void **state) {
         f->m->backend->cgroup = &forking_ops;
 
         /* auto mode reads the tree at once: no event loop runs here */
-        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
         for (int i = 0; i < 10; i++)
                 if (!in_group(f, "background", f->pids[i]))
                         fail_msg("PID #%d was not placed in the first 10 rounds", i);
@@ -261,7 +261,7 @@ static void test_manual_mode_does_nothing(void **state) {
         run_for(f, 100);
         assert_false(in_group(f, "performance", b));
         /* switching to auto reads everything */
-        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "performance", b));
 }
@@ -317,8 +317,8 @@ static void test_foreground_unit(void **state) {
         start(f, false);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
-        assert_int_equal(manager_set_foreground(f->m, a, NULL), 0);
-        assert_string_equal(f->m->foreground_unit, "/system.slice/foo.service");
+        assert_int_equal(manager_set_foreground(f->m, a), 0);
+        assert_string_equal(f->m->placer.foreground_unit, "/system.slice/foo.service");
         assert_true(in_group(f, "interactive", a));
         assert_true(in_group(f, "interactive", b));
         /* a process that joins the unit now is foreground too */
@@ -326,8 +326,8 @@ static void test_foreground_unit(void **state) {
         proc_cgroup(f, c, "/system.slice/foo.service");
         assert_true(run_until_in(f, "interactive", c));
         /* another foreground (not in any unit): the unit goes back */
-        assert_int_equal(manager_set_foreground(f->m, getpid(), NULL), 0);
-        assert_null(f->m->foreground_unit);
+        assert_int_equal(manager_set_foreground(f->m, getpid()), 0);
+        assert_null(f->m->placer.foreground_unit);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
         assert_true(in_group(f, "background", c));
@@ -342,22 +342,22 @@ static void test_inactive_since_back_in_auto(void **state) {
 
         inactive_app_scope(f, a, p, sizeof(p));
         start(f, false);
-        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         run_for(f, 50);
-        assert_null(f->m->foreground_unit);
+        assert_null(f->m->placer.foreground_unit);
         assert_false(in_group(f, "interactive", a));
-        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
-        assert_non_null(f->m->foreground_unit);
-        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+        assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
+        assert_non_null(f->m->placer.foreground_unit);
+        assert_non_null(strstr(f->m->placer.foreground_unit, "/app-gedit-1.scope"));
         assert_true(in_group(f, "interactive", a));
         /* and unfocused in manual mode: back in auto it is no longer */
-        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
         run_for(f, 50);
-        assert_non_null(f->m->foreground_unit);
-        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
-        assert_null(f->m->foreground_unit);
+        assert_non_null(f->m->placer.foreground_unit);
+        assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
+        assert_null(f->m->placer.foreground_unit);
         assert_true(in_group(f, "root", a));
 }
 
@@ -376,10 +376,10 @@ static void test_cgroup_from_proc(void **state) {
 
         /* now in bar.service, which the watch has not read since */
         proc_cgroup(f, a, "/system.slice/bar.service");
-        assert_int_equal(manager_place_by_rules(f->m, a, NULL), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, NULL), 0);
         assert_true(in_group(f, "performance", a));
-        assert_int_equal(manager_set_foreground(f->m, a, NULL), 0);
-        assert_string_equal(f->m->foreground_unit, "/system.slice/bar.service");
+        assert_int_equal(manager_set_foreground(f->m, a), 0);
+        assert_string_equal(f->m->placer.foreground_unit, "/system.slice/bar.service");
 }
 
 /* GNOME removes user.xdg.inactive-since from the app that gets the focus
@@ -396,11 +396,11 @@ static void test_inactive_since_xattr(void **state) {
         assert_false(in_group(f, "background", a));
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         assert_true(run_until_in(f, "interactive", a));
-        assert_non_null(f->m->foreground_unit);
-        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+        assert_non_null(f->m->placer.foreground_unit);
+        assert_non_null(strstr(f->m->placer.foreground_unit, "/app-gedit-1.scope"));
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
         assert_true(run_until_in(f, "root", a));
-        assert_null(f->m->foreground_unit);
+        assert_null(f->m->placer.foreground_unit);
 }
 
 /* Fills the watch's event queue until the kernel drops events (it
@@ -428,11 +428,11 @@ static void overflow_queue(Fixture *f) {
 
 static bool run_until_n_dirs(Fixture *f, size_t n) {
         for (int i = 0; i < 400; i++) {
-                if (cgroup_watch_n_dirs(f->m->cgroups) == n)
+                if (units_n_dirs(f->m->units) == n)
                         return true;
                 (void) sd_event_run(f->m->event, 5000);
         }
-        return cgroup_watch_n_dirs(f->m->cgroups) == n;
+        return units_n_dirs(f->m->units) == n;
 }
 
 /* Events lost in an overflow include removals: the watch starts again
@@ -444,7 +444,7 @@ static void test_overflow_forgets_removed(void **state) {
         mkdirs(f->root, FOO);
         mkdirs(f->root, BAR);
         start(f, false);
-        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 4);
+        assert_int_equal(units_n_dirs(f->m->units), 4);
         overflow_queue(f);
         /* lost: its removal and the new unit */
         rm_rf(f, BAR);
@@ -453,7 +453,7 @@ static void test_overflow_forgets_removed(void **state) {
         /* its write was lost too: placed when the tree is read again */
         assert_true(run_until_in(f, "background", a));
         run_for(f, 10);
-        assert_int_equal(cgroup_watch_n_dirs(f->m->cgroups), 4);
+        assert_int_equal(units_n_dirs(f->m->units), 4);
         /* and the next removal is heard as before */
         rm_rf(f, "sys/fs/cgroup/system.slice/baz.service");
         assert_true(run_until_n_dirs(f, 3));
@@ -467,12 +467,12 @@ static void test_overflow_keeps_the_focus(void **state) {
 
         inactive_app_scope(f, a, p, sizeof(p));
         start(f, false);
-        assert_null(f->m->foreground_unit);
+        assert_null(f->m->placer.foreground_unit);
         overflow_queue(f);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         assert_true(run_until_in(f, "interactive", a));
-        assert_non_null(f->m->foreground_unit);
-        assert_non_null(strstr(f->m->foreground_unit, "/app-gedit-1.scope"));
+        assert_non_null(f->m->placer.foreground_unit);
+        assert_non_null(strstr(f->m->placer.foreground_unit, "/app-gedit-1.scope"));
 }
 
 /* In a user namespace of its own, where the limit of inotify watches is
@@ -545,19 +545,19 @@ static int watch_limit_child(Fixture *f) {
         /* top, system.slice, foo.service and one more: the rest is out */
         CHILD_CHECK(manager_new(&o, &m, &error) == 0);
         CHILD_CHECK(manager_start(m) == 0);
-        CHILD_CHECK(cgroup_watch_n_dirs(m->cgroups) == 4);
+        CHILD_CHECK(units_n_dirs(m->units) == 4);
         CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 1);
         /* more that cannot be watched, and a read of the whole tree: not
          * said again */
         mkdirs(f->root, "sys/fs/cgroup/system.slice/more.service");
         for (int i = 0; i < 50; i++)
                 (void) sd_event_run(m->event, 1000);
-        cgroup_watch_rescan(m->cgroups);
+        units_rescan(m->units);
         CHILD_CHECK(count_lines_with(log, "limit of inotify watches") == 1);
         /* room again: the next read watches them all */
         CHILD_CHECK(limit_watches(100) == 0);
-        cgroup_watch_rescan(m->cgroups);
-        CHILD_CHECK(cgroup_watch_n_dirs(m->cgroups) == 9);
+        units_rescan(m->units);
+        CHILD_CHECK(units_n_dirs(m->units) == 9);
         CHILD_CHECK(count_lines_with(log, "watched again") == 1);
         /* and out again later: said again, once */
         CHILD_CHECK(limit_watches(10) == 0);

@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "journal.h"
+#include "event-util.h"
 #include "macro.h"
+#include "state.h"
 #include "util.h"
 
-Journal *journal_new(const char *dir) {
-        Journal *j = calloc(1, sizeof(Journal));
+State *state_new(const char *dir) {
+        State *j = calloc(1, sizeof(State));
 
         if (!j)
                 return NULL;
@@ -22,9 +23,10 @@ Journal *journal_new(const char *dir) {
         return j;
 }
 
-Journal *journal_free(Journal *j) {
+State *state_free(State *j) {
         if (!j)
                 return NULL;
+        sd_event_source_disable_unref(j->save_later);
         free(j->dir);
         free(j->placed);
         free(j->classified);
@@ -32,8 +34,8 @@ Journal *journal_free(Journal *j) {
         return NULL;
 }
 
-JournalGroup *journal_get_group(Journal *j, const char *name, bool create) {
-        JournalGroup *g;
+StateGroup *state_get_group(State *j, const char *name, bool create) {
+        StateGroup *g;
 
         for (size_t i = 0; i < j->n_groups; i++)
                 if (streq(j->groups[i].name, name))
@@ -46,22 +48,22 @@ JournalGroup *journal_get_group(Journal *j, const char *name, bool create) {
         return g;
 }
 
-JournalPid *journal_pid_find(JournalPid *list, size_t n, pid_t pid) {
+StatePid *state_pid_find(StatePid *list, size_t n, pid_t pid) {
         for (size_t i = 0; i < n; i++)
                 if (list[i].id.pid == pid)
                         return &list[i];
         return NULL;
 }
 
-int journal_pid_set(JournalPid **list, size_t *n, const ProcessId *id, const char *group) {
-        JournalPid *p = journal_pid_find(*list, *n, id->pid);
+int state_pid_set(StatePid **list, size_t *n, const ProcessId *id, const char *group) {
+        StatePid *p = state_pid_find(*list, *n, id->pid);
 
         if (strlen(group) >= CLASS_NAME_MAX)
                 return -EINVAL;
         if (!p) {
-                if (*n >= JOURNAL_PLACED_MAX)
+                if (*n >= STATE_PLACED_MAX)
                         return -ENOSPC;
-                p = realloc(*list, (*n + 1) * sizeof(JournalPid));
+                p = realloc(*list, (*n + 1) * sizeof(StatePid));
                 if (!p)
                         return -ENOMEM;
                 *list = p;
@@ -72,21 +74,21 @@ int journal_pid_set(JournalPid **list, size_t *n, const ProcessId *id, const cha
         return 0;
 }
 
-void journal_pid_remove(JournalPid **list, size_t *n, pid_t pid) {
+void state_pid_remove(StatePid **list, size_t *n, pid_t pid) {
         for (size_t i = 0; i < *n; i++)
                 if ((*list)[i].id.pid == pid) {
-                        memmove(&(*list)[i], &(*list)[i + 1], (*n - i - 1) * sizeof(JournalPid));
+                        memmove(&(*list)[i], &(*list)[i + 1], (*n - i - 1) * sizeof(StatePid));
                         (*n)--;
                         return;
                 }
 }
 
-size_t journal_pid_prune(JournalPid **list, size_t *n, const char *proc_root) {
+size_t state_pid_prune(StatePid **list, size_t *n, const char *proc_root) {
         size_t removed = 0;
 
         for (size_t i = 0; i < *n;)
                 if (process_id_is_current(proc_root, &(*list)[i].id) == 0) {
-                        memmove(&(*list)[i], &(*list)[i + 1], (*n - i - 1) * sizeof(JournalPid));
+                        memmove(&(*list)[i], &(*list)[i + 1], (*n - i - 1) * sizeof(StatePid));
                         (*n)--;
                         removed++;
                 } else
@@ -94,7 +96,7 @@ size_t journal_pid_prune(JournalPid **list, size_t *n, const char *proc_root) {
         return removed;
 }
 
-int journal_set_override(Journal *j, const char *group, unsigned boost) {
+int state_set_override(State *j, const char *group, unsigned boost) {
         for (size_t i = 0; i < j->n_overrides; i++)
                 if (streq(j->overrides[i].group, group)) {
                         j->overrides[i].boost = boost;
@@ -107,21 +109,21 @@ int journal_set_override(Journal *j, const char *group, unsigned boost) {
         return 0;
 }
 
-const JournalOverride *journal_get_override(const Journal *j, const char *group) {
+const StateOverride *state_get_override(const State *j, const char *group) {
         for (size_t i = 0; i < j->n_overrides; i++)
                 if (streq(j->overrides[i].group, group))
                         return &j->overrides[i];
         return NULL;
 }
 
-void journal_clear_kernel(Journal *j) {
+void state_clear_kernel(State *j) {
         j->n_groups = 0;
         free(j->placed);
         j->placed = NULL;
         j->n_placed = 0;
 }
 
-static char *journal_file(const Journal *j, const char *name) {
+static char *state_file(const State *j, const char *name) {
         return path_join(j->dir, name);
 }
 
@@ -132,7 +134,7 @@ static bool pid_ok(long long pid) {
 
 /* Lines that do not parse are skipped: the files are ours, and a torn
  * write cannot happen (they are replaced by rename). */
-static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
+static int state_parse_line(State *j, const char *line, bool *kernel) {
         char name[CLASS_NAME_MAX + 1], word[16];
         unsigned a, b, c;
         int d;
@@ -141,7 +143,7 @@ static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
 
         if (sscanf(line, "group %32s %u %d %u", name, &a, &d, &c) == 4 &&
             strlen(name) < CLASS_NAME_MAX) {
-                JournalGroup *g = journal_get_group(j, name, true);
+                StateGroup *g = state_get_group(j, name, true);
 
                 if (g) {
                         g->found = MIN(a, BOOST_MAX);
@@ -154,15 +156,15 @@ static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
                    strlen(name) < CLASS_NAME_MAX && pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
 
-                (void) journal_pid_set(&j->placed, &j->n_placed, &id, name);
+                (void) state_pid_set(&j->placed, &j->n_placed, &id, name);
                 *kernel = true;
         } else if (sscanf(line, "classified %lld %llu %32s", &pid, &start, name) == 3 &&
                    strlen(name) < CLASS_NAME_MAX && pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
 
-                (void) journal_pid_set(&j->classified, &j->n_classified, &id, name);
+                (void) state_pid_set(&j->classified, &j->n_classified, &id, name);
         } else if (sscanf(line, "base %32s %u", name, &b) == 2 && strlen(name) < CLASS_NAME_MAX) {
-                (void) journal_set_override(j, name, MIN(b, BOOST_MAX));
+                (void) state_set_override(j, name, MIN(b, BOOST_MAX));
         } else if (sscanf(line, "mode %15s", word) == 1) {
                 j->manual = streq(word, "manual");
         } else if (sscanf(line, "foreground %lld %llu", &pid, &start) == 2 && pid_ok(pid)) {
@@ -171,8 +173,8 @@ static int journal_parse_line(Journal *j, const char *line, bool *kernel) {
         return 0;
 }
 
-static int journal_load_file(Journal *j, const char *name, bool *kernel) {
-        _cleanup_(freep) char *path = journal_file(j, name), *line = NULL;
+static int state_load_file(State *j, const char *name, bool *kernel) {
+        _cleanup_(freep) char *path = state_file(j, name), *line = NULL;
         _cleanup_(fclosep) FILE *f = NULL;
         size_t n = 0;
 
@@ -182,32 +184,32 @@ static int journal_load_file(Journal *j, const char *name, bool *kernel) {
         if (!f)
                 return errno == ENOENT ? 0 : -errno;
         while (getline(&line, &n, f) > 0)
-                (void) journal_parse_line(j, line, kernel);
+                (void) state_parse_line(j, line, kernel);
         return 0;
 }
 
-int journal_load(Journal *j) {
+int state_load(State *j) {
         bool kernel = false;
         int r;
 
-        r = journal_load_file(j, "journal", &kernel);
+        r = state_load_file(j, "journal", &kernel);
         if (r < 0)
                 return r;
-        r = journal_load_file(j, "state", &kernel);
+        r = state_load_file(j, "state", &kernel);
         if (r < 0)
                 return r;
         return kernel;
 }
 
-static int journal_write(Journal *j, const char *name, const char *buf) {
-        _cleanup_(freep) char *path = journal_file(j, name);
+static int state_write(State *j, const char *name, const char *buf) {
+        _cleanup_(freep) char *path = state_file(j, name);
 
         if (!path)
                 return -ENOMEM;
         return write_string_atomic(path, buf);
 }
 
-int journal_save(Journal *j) {
+static int state_write_files(State *j) {
         _cleanup_(freep) char *kbuf = NULL, *sbuf = NULL, *kpath = NULL;
         size_t klen = 0, slen = 0;
         FILE *f;
@@ -248,19 +250,84 @@ int journal_save(Journal *j) {
                 return -ENOMEM;
 
         if (j->n_groups == 0 && j->n_placed == 0) {
-                kpath = journal_file(j, "journal");
+                kpath = state_file(j, "journal");
                 if (!kpath)
                         return -ENOMEM;
                 if (unlink(kpath) < 0 && errno != ENOENT)
                         return -errno;
         } else {
-                r = journal_write(j, "journal", kbuf);
+                r = state_write(j, "journal", kbuf);
                 if (r < 0)
                         return r;
         }
-        r = journal_write(j, "state", sbuf);
+        r = state_write(j, "state", sbuf);
         if (r < 0)
                 return r;
         j->dirty = false;
         return 0;
+}
+
+void state_set_event(State *j, sd_event *e, const LogContext *log) {
+        j->event = e;
+        j->log = log;
+}
+
+int state_save(State *j) {
+        int r = state_write_files(j);
+
+        /* this save holds whatever a pending one would have */
+        if (j->save_later)
+                (void) sd_event_source_set_enabled(j->save_later, SD_EVENT_OFF);
+        j->save_pending_since = 0;
+        return r;
+}
+
+void state_commit(State *j) {
+        int r = state_save(j);
+
+        if (r < 0 && j->log)
+                log_warning_errno(j->log, r, "Failed to save state in %s, ignoring: %m", j->dir);
+}
+
+static int on_save_later(sd_event_source *s, void *userdata) {
+        (void) s;
+        state_commit(userdata);
+        return 0;
+}
+
+/* Saves once, when the events pending now are handled, however many
+ * changes they make (a burst of execs or exits, the walk of the tree at
+ * start): the journal is rewritten whole, up to STATE_PLACED_MAX
+ * entries, so a save per change would cost O(N^2).
+ *
+ * What waits here is the list of placed processes. A clean stop does not
+ * need it on disk: it restores from memory and saves then. A crash loses
+ * the changes since the last save; the next start places every process
+ * of every unit again and records it, so what is lost is at most the
+ * record of processes outside units, left in their group until they exit.
+ * Under a flood the idle moment may not come, so a save waits at most
+ * SAVE_DELAY_MAX_USEC: the window stays short. The kernel state found at
+ * start, the boosts and what the API sets are saved at once. */
+#define SAVE_DELAY_MAX_USEC (1 * USEC_PER_SEC)
+
+void state_save_later(State *j) {
+        uint64_t now = now_usec();
+        int r;
+
+        if (!j->event || (j->save_pending_since > 0 && now - j->save_pending_since >= SAVE_DELAY_MAX_USEC)) {
+                state_commit(j);
+                return;
+        }
+        if (!j->save_later) {
+                r = sd_event_add_defer(j->event, &j->save_later, on_save_later, j);
+                if (r < 0) {
+                        state_commit(j);
+                        return;
+                }
+                (void) sd_event_source_set_priority(j->save_later, SD_EVENT_PRIORITY_IDLE);
+                (void) sd_event_source_set_description(j->save_later, "journal-save");
+        }
+        (void) sd_event_source_set_enabled(j->save_later, SD_EVENT_ONESHOT);
+        if (j->save_pending_since == 0)
+                j->save_pending_since = now;
 }

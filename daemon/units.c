@@ -36,11 +36,11 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
-#include "cgroup-watch.h"
 #include "classify.h"
+#include "events.h"
 #include "log.h"
-#include "manager.h"
 #include "rules.h"
+#include "units.h"
 #include "util.h"
 
 #define ROUNDS_MAX 10
@@ -59,8 +59,9 @@ typedef struct WatchDir {
         size_t n_pids;
 } WatchDir;
 
-struct CgroupWatch {
-        Manager *m;
+struct Units {
+        SourceContext ctx;
+        bool following;                 /* auto mode: processes are placed */
         char *top;
         int fd;
         sd_event_source *io;
@@ -82,13 +83,13 @@ static bool pids_have(const pid_t *pids, size_t n, pid_t pid) {
         return n > 0 && bsearch(&pid, pids, n, sizeof(pid_t), pid_cmp);
 }
 
-static char *watch_full_path(const CgroupWatch *w, const char *path) {
+static char *watch_full_path(const Units *w, const char *path) {
         char *p;
 
         return asprintf(&p, "%s%s", w->top, path) < 0 ? NULL : p;
 }
 
-static int watch_find_wd(const CgroupWatch *w, int wd) {
+static int watch_find_wd(const Units *w, int wd) {
         for (size_t i = 0; i < w->n_dirs; i++)
                 if (w->dirs[i]->wd == wd)
                         return (int) i;
@@ -103,7 +104,7 @@ static void watch_dir_free(WatchDir *d) {
         free(d);
 }
 
-static void watch_remove_at(CgroupWatch *w, size_t i, bool rm_watch) {
+static void watch_remove_at(Units *w, size_t i, bool rm_watch) {
         WatchDir *d = w->dirs[i];
 
         if (rm_watch)
@@ -113,7 +114,7 @@ static void watch_remove_at(CgroupWatch *w, size_t i, bool rm_watch) {
 }
 
 /* Forgets a directory and everything below it (moved away, removed). */
-static void watch_remove_tree(CgroupWatch *w, const char *path) {
+static void watch_remove_tree(Units *w, const char *path) {
         for (size_t i = 0; i < w->n_dirs;)
                 if (cgroup_path_is_in(w->dirs[i]->path, path))
                         watch_remove_at(w, i, true);
@@ -121,7 +122,7 @@ static void watch_remove_tree(CgroupWatch *w, const char *path) {
                         i++;
 }
 
-static void watch_check_inactive(CgroupWatch *w, WatchDir *d) {
+static void watch_check_inactive(Units *w, WatchDir *d) {
         _cleanup_(freep) char *full = watch_full_path(w, d->path);
         int prev = d->inactive, now;
 
@@ -135,26 +136,23 @@ static void watch_check_inactive(CgroupWatch *w, WatchDir *d) {
                 return;         /* no xattrs here */
         /* Not followed in manual mode: what is kept is what was last
          * acted on, so that back in auto mode a change made meanwhile is
-         * acted on (cgroup_watch_rescan()). */
-        if (w->m->mode != MODE_AUTO && prev >= 0)
+         * acted on (units_rescan()). */
+        if (!w->following && prev >= 0)
                 return;
         d->inactive = now;
         if (prev < 0 || prev == now)
                 return;
-        if (now == 0)
-                (void) manager_set_foreground_unit(w->m, d->path);
-        else if (streq_ptr(w->m->foreground_unit, d->path))
-                (void) manager_set_foreground_unit(w->m, NULL);
+        w->ctx.sink->focus(w->ctx.sink->userdata, d->path, now == 0);
 }
 
 /* Reads a unit's cgroup.procs and places its new PIDs (all of them with
  * all), again until no new one shows up. */
-static void watch_read_procs(CgroupWatch *w, WatchDir *d, bool all) {
+static void watch_read_procs(Units *w, WatchDir *d, bool all) {
         _cleanup_(freep) char *procs = NULL;
         _cleanup_(freep) pid_t *seen = NULL;
         size_t n_seen = 0;
 
-        if (!d->unit || w->m->mode != MODE_AUTO)
+        if (!d->unit || !w->following)
                 return;
         if (asprintf(&procs, "%s%s/cgroup.procs", w->top, d->path) < 0)
                 return;
@@ -185,9 +183,9 @@ static void watch_read_procs(CgroupWatch *w, WatchDir *d, bool all) {
 
                         if (pids_have(seen, n_seen, now[i]))
                                 continue;
-                        r = manager_place_by_rules(w->m, now[i], d->path);
+                        r = w->ctx.sink->place(w->ctx.sink->userdata, now[i], d->path);
                         if (r < 0 && r != -ESRCH)
-                                log_debug_errno(&w->m->log, r, "Failed to place PID %d of %s: %m",
+                                log_debug_errno(w->ctx.log, r, "Failed to place PID %d of %s: %m",
                                                 (int) now[i], d->path);
                         seen[n_seen + n_new++] = now[i];
                 }
@@ -202,7 +200,7 @@ static void watch_read_procs(CgroupWatch *w, WatchDir *d, bool all) {
 }
 
 /* Watches a directory; returns it (or the one already watched there). */
-static WatchDir *watch_add_dir(CgroupWatch *w, const char *path) {
+static WatchDir *watch_add_dir(Units *w, const char *path) {
         _cleanup_(freep) char *full = watch_full_path(w, path), *app = NULL;
         WatchDir *d, **dirs;
         size_t l;
@@ -218,12 +216,12 @@ static WatchDir *watch_add_dir(CgroupWatch *w, const char *path) {
                          * whole tree, which tries them all again, gets
                          * through. */
                         if (!w->limit_hit)
-                                log_warning(&w->m->log,
+                                log_warning(w->ctx.log,
                                             "Cannot watch %s: the limit of inotify watches is reached (sysctl fs.inotify.max_user_watches). "
                                             "Units there are not followed until the tree is read again (a reload).", full);
                         w->limit_hit = w->limit_hit_now = true;
                 } else if (errno != ENOENT && errno != ENOTDIR)
-                        log_warning_errno(&w->m->log, -errno, "Cannot watch %s: %m", full);
+                        log_warning_errno(w->ctx.log, -errno, "Cannot watch %s: %m", full);
                 return NULL;
         }
         i = watch_find_wd(w, wd);
@@ -256,7 +254,7 @@ static WatchDir *watch_add_dir(CgroupWatch *w, const char *path) {
 
 /* Watches a directory and all below it, placing the processes of the
  * units in it (those seen before too with all). */
-static void watch_add_tree(CgroupWatch *w, const char *path, unsigned depth, bool all) {
+static void watch_add_tree(Units *w, const char *path, unsigned depth, bool all) {
         _cleanup_(freep) char *full = NULL;
         _cleanup_(closedirp) DIR *dir = NULL;
         struct dirent *de;
@@ -286,15 +284,15 @@ static void watch_add_tree(CgroupWatch *w, const char *path, unsigned depth, boo
 
 /* After a read of the whole tree: whether the limit of watches stopped
  * it. */
-static void watch_limit_check(CgroupWatch *w) {
+static void watch_limit_check(Units *w) {
         if (w->limit_hit && !w->limit_hit_now) {
-                log_info(&w->m->log, "Every directory of the cgroup tree is watched again.");
+                log_info(w->ctx.log, "Every directory of the cgroup tree is watched again.");
                 w->limit_hit = false;
         }
         w->limit_hit_now = false;
 }
 
-static void watch_clear(CgroupWatch *w) {
+static void watch_clear(Units *w) {
         while (w->n_dirs > 0)
                 watch_remove_at(w, w->n_dirs - 1, true);
         if (w->wait_wd >= 0)
@@ -310,7 +308,7 @@ static bool is_dir(const char *path) {
 
 /* Attaches to the tree, or waits for it on the nearest ancestor that
  * exists. */
-static void watch_attach(CgroupWatch *w) {
+static void watch_attach(Units *w) {
         for (unsigned tries = 0; tries < 8; tries++) {
                 _cleanup_(freep) char *p = NULL;
                 char *slash;
@@ -321,7 +319,7 @@ static void watch_attach(CgroupWatch *w) {
                 watch_limit_check(w);
                 if (w->n_dirs > 0) {
                         if (w->gone)
-                                log_info(&w->m->log, "The cgroup tree at %s is back.", w->top);
+                                log_info(w->ctx.log, "The cgroup tree at %s is back.", w->top);
                         w->gone = false;
                         return;
                 }
@@ -340,12 +338,12 @@ static void watch_attach(CgroupWatch *w) {
                         break;
         }
         if (!w->gone)
-                log_info(&w->m->log, "No cgroup tree at %s: waiting for it to appear.", w->top);
+                log_info(w->ctx.log, "No cgroup tree at %s: waiting for it to appear.", w->top);
         w->gone = true;
 }
 
 /* Every directory read again, and watched if it was missed. */
-static void watch_rescan_all(CgroupWatch *w) {
+static void watch_rescan_all(Units *w) {
         w->limit_hit_now = false;
         watch_add_tree(w, "", 0, true);
         watch_limit_check(w);
@@ -355,7 +353,7 @@ static void watch_rescan_all(CgroupWatch *w) {
  * dropped and the tree read again from scratch (every process placed
  * again). What the app scopes' xattr said is carried over, so that a
  * focus change lost with the events is acted on. */
-static void watch_reattach(CgroupWatch *w) {
+static void watch_reattach(Units *w) {
         WatchDir **old = TAKE_PTR(w->dirs);
         size_t n_old = w->n_dirs;
 
@@ -380,13 +378,13 @@ static void watch_reattach(CgroupWatch *w) {
         free(old);
 }
 
-static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
+static void watch_handle(Units *w, const struct inotify_event *e) {
         _cleanup_(freep) char *sub = NULL;
         WatchDir *d;
         int i;
 
         if (e->mask & IN_Q_OVERFLOW) {
-                log_notice(&w->m->log, "cgroup events were lost: reading the whole tree again.");
+                log_notice(w->ctx.log, "cgroup events were lost: reading the whole tree again.");
                 watch_reattach(w);
                 return;
         }
@@ -407,7 +405,7 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
 
                 watch_remove_at(w, (size_t) i, false);
                 if (top) {
-                        log_info(&w->m->log, "The cgroup tree at %s vanished: waiting for it to come back.",
+                        log_info(w->ctx.log, "The cgroup tree at %s vanished: waiting for it to come back.",
                                  w->top);
                         w->gone = true;
                         watch_attach(w);
@@ -439,7 +437,7 @@ static void watch_handle(CgroupWatch *w, const struct inotify_event *e) {
  * left wakes the loop again. */
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
-        CgroupWatch *w = userdata;
+        Units *w = userdata;
         ssize_t n;
 
         (void) s, (void) revents;
@@ -470,33 +468,34 @@ static char *cgroup_top(const char *root) {
         return TAKE_PTR(base);
 }
 
-int cgroup_watch_new(Manager *m, CgroupWatch **ret) {
-        _cleanup_(cgroup_watch_freep) CgroupWatch *w = NULL;
+int units_new(const SourceContext *ctx, bool following, Units **ret) {
+        _cleanup_(units_freep) Units *w = NULL;
         int r;
 
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
-        w->m = m;
+        w->ctx = *ctx;
+        w->following = following;
         w->fd = -1;
         w->wait_wd = -1;
-        w->top = cgroup_top(m->root);
+        w->top = cgroup_top(ctx->root);
         if (!w->top)
                 return -ENOMEM;
         w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (w->fd < 0)
                 return -errno;
-        r = sd_event_add_io(m->event, &w->io, w->fd, EPOLLIN, on_inotify, w);
+        r = sd_event_add_io(ctx->event, &w->io, w->fd, EPOLLIN, on_inotify, w);
         if (r < 0)
                 return r;
         (void) sd_event_source_set_description(w->io, "cgroup-inotify");
         watch_attach(w);
-        log_debug(&m->log, "Watching %zu directories of the cgroup tree.", w->n_dirs);
+        log_debug(ctx->log, "Watching %zu directories of the cgroup tree.", w->n_dirs);
         *ret = TAKE_PTR(w);
         return 0;
 }
 
-CgroupWatch *cgroup_watch_free(CgroupWatch *w) {
+Units *units_free(Units *w) {
         if (!w)
                 return NULL;
         sd_event_source_disable_unref(w->io);
@@ -510,7 +509,12 @@ CgroupWatch *cgroup_watch_free(CgroupWatch *w) {
         return NULL;
 }
 
-void cgroup_watch_rescan(CgroupWatch *w) {
+void units_set_following(Units *w, bool following) {
+        if (w)
+                w->following = following;
+}
+
+void units_rescan(Units *w) {
         if (!w || w->n_dirs == 0)
                 return;
         /* The focus first, so that the processes are placed with it. */
@@ -520,14 +524,14 @@ void cgroup_watch_rescan(CgroupWatch *w) {
         watch_rescan_all(w);
 }
 
-const char *cgroup_watch_cgroup_of(const CgroupWatch *w, pid_t pid) {
+const char *units_cgroup_of(const Units *w, pid_t pid) {
         for (size_t i = 0; w && i < w->n_dirs; i++)
                 if (pids_have(w->dirs[i]->pids, w->dirs[i]->n_pids, pid))
                         return w->dirs[i]->path;
         return NULL;
 }
 
-void cgroup_watch_forget(CgroupWatch *w, pid_t pid) {
+void units_forget(Units *w, pid_t pid) {
         for (size_t i = 0; w && i < w->n_dirs; i++) {
                 WatchDir *d = w->dirs[i];
                 pid_t *p = d->n_pids > 0 ? bsearch(&pid, d->pids, d->n_pids, sizeof(pid_t), pid_cmp) : NULL;
@@ -539,14 +543,14 @@ void cgroup_watch_forget(CgroupWatch *w, pid_t pid) {
         }
 }
 
-void cgroup_pids_free(CgroupPid *p, size_t n) {
+void unit_pids_free(UnitPid *p, size_t n) {
         for (size_t i = 0; i < n; i++)
                 free(p[i].cgroup);
         free(p);
 }
 
-static int unit_pids_collect(const CgroupWatch *w, const char *path, unsigned depth,
-                             CgroupPid **list, size_t *n) {
+static int unit_pids_collect(const Units *w, const char *path, unsigned depth,
+                             UnitPid **list, size_t *n) {
         _cleanup_(freep) char *full = watch_full_path(w, path), *procs = NULL;
         _cleanup_(freep) pid_t *pids = NULL;
         _cleanup_(closedirp) DIR *dir = NULL;
@@ -560,7 +564,7 @@ static int unit_pids_collect(const CgroupWatch *w, const char *path, unsigned de
         if (r < 0)
                 return r;
         if (np > 0) {
-                CgroupPid *l = realloc(*list, (*n + np) * sizeof(CgroupPid));
+                UnitPid *l = realloc(*list, (*n + np) * sizeof(UnitPid));
 
                 if (!l)
                         return -ENOMEM;
@@ -593,8 +597,8 @@ static int unit_pids_collect(const CgroupWatch *w, const char *path, unsigned de
         return 0;
 }
 
-int cgroup_watch_unit_pids(const CgroupWatch *w, const char *unit, CgroupPid **ret, size_t *ret_n) {
-        CgroupPid *list = NULL;
+int units_unit_pids(const Units *w, const char *unit, UnitPid **ret, size_t *ret_n) {
+        UnitPid *list = NULL;
         size_t n = 0;
         int r;
 
@@ -602,7 +606,7 @@ int cgroup_watch_unit_pids(const CgroupWatch *w, const char *unit, CgroupPid **r
                 return -ENODEV;
         r = unit_pids_collect(w, unit, 0, &list, &n);
         if (r < 0) {
-                cgroup_pids_free(list, n);
+                unit_pids_free(list, n);
                 return r;
         }
         *ret = list;
@@ -610,10 +614,10 @@ int cgroup_watch_unit_pids(const CgroupWatch *w, const char *unit, CgroupPid **r
         return 0;
 }
 
-size_t cgroup_watch_n_dirs(const CgroupWatch *w) {
+size_t units_n_dirs(const Units *w) {
         return w ? w->n_dirs : 0;
 }
 
-bool cgroup_watch_attached(const CgroupWatch *w) {
+bool units_attached(const Units *w) {
         return w && w->n_dirs > 0;
 }

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Auto mode: processes are placed when they exec (so that Comm= and
- * Exe= rules apply to what they run now), and forgotten when they exit. */
+/* The process monitor: exec events from the kernel's process connector
+ * place processes (so that Comm= and Exe= rules apply to what they run
+ * now), exit events forget them. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "events.h"
 #include "macro.h"
 
-typedef struct Manager Manager;
-typedef struct ExecSource ExecSource;
+typedef struct ProcMon ProcMon;
 
 typedef enum ExecEventType {
         EXEC_EVENT_EXEC,
         EXEC_EVENT_EXIT,        /* of a thread group's leader: the process
-                                 * may live on (manager_forget_process()) */
+                                 * may live on */
         EXEC_EVENT_LOST,        /* events were lost (pid 0) */
 } ExecEventType;
 
@@ -34,9 +35,9 @@ typedef struct ExecEvent {
  * (mode 0600) and reads datagrams "exec PID" and "exit PID", handled by
  * the same code as the connector's events, and "lost", handled as the
  * connector's receive queue overflowing (ENOBUFS). */
-int exec_source_new(Manager *m, const char *seam_path, ExecSource **ret);
-ExecSource *exec_source_free(ExecSource *s);
-DEFINE_TRIVIAL_CLEANUP_FUNC(ExecSource *, exec_source_free);
+int procmon_new(const SourceContext *ctx, const char *seam_path, ProcMon **ret);
+ProcMon *procmon_free(ProcMon *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ProcMon *, procmon_free);
 
 /* The parsers, apart for tests. Each returns the number of events
  * passed to fn (0: nothing of interest), or -EBADMSG. */

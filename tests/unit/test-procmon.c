@@ -14,8 +14,8 @@
 #include "tests.h"
 
 #include "backend.h"
-#include "cgroup-watch.h"
-#include "exec-source.h"
+#include "units.h"
+#include "procmon.h"
 #include "manager.h"
 
 typedef struct Seen {
@@ -212,7 +212,7 @@ static int setup(void **state) {
         o.exec_source = f->sock;
         assert_int_equal(manager_new(&o, &f->m, &error), 0);
         assert_int_equal(manager_start(f->m), 0);
-        assert_non_null(f->m->exec);
+        assert_non_null(f->m->procmon);
         f->client = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         assert_true(f->client >= 0);
         *state = f;
@@ -293,14 +293,14 @@ static void test_seam_exec_and_exit(void **state) {
                 run_for(f, 5);
         assert_true(in_performance(f, t));
         assert_false(in_performance(f, other));
-        assert_int_equal(f->m->journal->n_placed, 1);
+        assert_int_equal(f->m->state->n_placed, 1);
 
         /* it exits: forgotten, and the journal says so */
         kill_sleeper(t);
         send_event(f, "exit", t);
-        for (int i = 0; i < 200 && f->m->journal->n_placed > 0; i++)
+        for (int i = 0; i < 200 && f->m->state->n_placed > 0; i++)
                 run_for(f, 5);
-        assert_int_equal(f->m->journal->n_placed, 0);
+        assert_int_equal(f->m->state->n_placed, 0);
         run_for(f, 10);         /* the save comes after the event */
         {
                 char buf[4096];
@@ -315,11 +315,11 @@ static void test_seam_manual_mode(void **state) {
         Fixture *f = *state;
         pid_t t = spawn_ticker();
 
-        assert_int_equal(manager_set_mode(f->m, "manual", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         send_event(f, "exec", t);
         run_for(f, 100);
         assert_false(in_performance(f, t));
-        assert_int_equal(manager_set_mode(f->m, "auto", NULL), 0);
+        assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
         send_event(f, "exec", t);
         for (int i = 0; i < 200 && !in_performance(f, t); i++)
                 run_for(f, 5);
@@ -343,7 +343,7 @@ static void test_seam_moved_by_hand(void **state) {
         run_for(f, 100);
         assert_false(in_performance(f, t));
         assert_true(file_has_pid(f->root, "dev/stune/background/cgroup.procs", t));
-        assert_int_equal(manager_classify(f->m, t, "performance", NULL), 0);
+        assert_int_equal(manager_classify(f->m, t, "performance"), 0);
         assert_true(in_performance(f, t));
         kill_sleeper(t);
 }
@@ -416,7 +416,7 @@ static int turns_attach(const Backend *b, const char *group, pid_t pid) {
 
         if (!turns_stop) {
                 assert_int_equal(cgroup_ops_files.attach(b, "root", other), 0);
-                journal_pid_remove(&f->m->journal->placed, &f->m->journal->n_placed, other);
+                state_pid_remove(&f->m->state->placed, &f->m->state->n_placed, other);
                 send_event(f, "exec", other);
         }
         return cgroup_ops_files.attach(b, group, pid);
@@ -498,9 +498,9 @@ static void test_seam_lost_events_rescan(void **state) {
 
         mkdirs(f->root, "sys/fs/cgroup/system.slice/foo.service");
         write_file(f->root, "sys/fs/cgroup/system.slice/foo.service/cgroup.procs", "%d\n", (int) x);
-        for (int i = 0; i < 400 && !cgroup_watch_attached(f->m->cgroups); i++)
+        for (int i = 0; i < 400 && !units_attached(f->m->units); i++)
                 run_for(f, 5);
-        assert_true(cgroup_watch_attached(f->m->cgroups));
+        assert_true(units_attached(f->m->units));
         run_for(f, 20);
         assert_false(in_performance(f, x));
 
@@ -576,11 +576,11 @@ static char proc_state(pid_t pid) {
 }
 
 static bool is_classified(Fixture *f, pid_t pid) {
-        return journal_pid_find(f->m->journal->classified, f->m->journal->n_classified, pid);
+        return state_pid_find(f->m->state->classified, f->m->state->n_classified, pid);
 }
 
 static bool is_placed(Fixture *f, pid_t pid) {
-        return journal_pid_find(f->m->journal->placed, f->m->journal->n_placed, pid);
+        return state_pid_find(f->m->state->placed, f->m->state->n_placed, pid);
 }
 
 /* The exit event of a leader whose process lives on (a thread's execve()
@@ -594,8 +594,8 @@ static void test_seam_exit_of_a_live_leader(void **state) {
         for (int i = 0; i < 200 && !in_performance(f, t); i++)
                 run_for(f, 5);
         assert_true(in_performance(f, t));
-        assert_int_equal(manager_classify(f->m, c, "interactive", NULL), 0);
-        assert_int_equal(manager_game_register(f->m, g), 0);
+        assert_int_equal(manager_classify(f->m, c, "interactive"), 0);
+        assert_int_equal(placer_game_register(&f->m->placer, g), 0);
         assert_true(in_performance(f, g));
 
         send_event(f, "exit", t);
@@ -604,7 +604,7 @@ static void test_seam_exit_of_a_live_leader(void **state) {
         run_for(f, 50);
         assert_true(is_placed(f, t));
         assert_true(is_classified(f, c));
-        assert_true(manager_is_game(f->m, g));
+        assert_true(placer_is_game(&f->m->placer, g));
         assert_true(is_placed(f, g));
 
         /* dead, not reaped yet: gone */
@@ -644,7 +644,7 @@ static void test_seam_exit_of_the_main_thread(void **state) {
                         _exit(1);
                 pthread_exit(NULL);
         }
-        assert_int_equal(manager_classify(f->m, p, "interactive", NULL), 0);
+        assert_int_equal(manager_classify(f->m, p, "interactive"), 0);
         for (int i = 0; i < 500 && proc_state(p) != 'Z'; i++)
                 usleep(2000);
         assert_int_equal(proc_state(p), 'Z');
@@ -711,7 +711,7 @@ static void test_seam_made_private(void **state) {
         assert_true(inotify_add_watch(fd, root, IN_CREATE | IN_ATTRIB) >= 0);
         assert_int_equal(manager_new(&o, &m, &error), 0);
         assert_int_equal(manager_start(m), 0);
-        assert_non_null(m->exec);
+        assert_non_null(m->procmon);
         assert_int_equal(stat(sock, &st), 0);
         assert_true(S_ISSOCK(st.st_mode));
         assert_int_equal(st.st_mode & 0777, 0600);
@@ -744,7 +744,7 @@ static void test_no_connector_below_a_root(void **state) {
         make_schedtune_tree(root, classes, 3);
         assert_int_equal(manager_new(&o, &m, &error), 0);
         assert_int_equal(manager_start(m), 0);
-        assert_null(m->exec);
+        assert_null(m->procmon);
         manager_free(m);
         tmpdir_free(root);
 }

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The placer: who decides a process's class, and moving it there. */
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "event-util.h"
+#include "macro.h"
+#include "placer.h"
+#include "rules.h"
+#include "util.h"
+
+/* How often a process whose leader exited is looked at again, and how
+ * many are. */
+#define LINGER_CHECK_USEC (2 * USEC_PER_SEC)
+#define LINGERING_MAX 4096U
+
+void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,
+                 const LogContext *log) {
+        *p = (Placer) {
+                .log = log,
+                .proc_root = proc_root,
+                .event = event,
+                .state = state,
+                .groups = groups,
+                .auto_mode = true,
+        };
+}
+
+void placer_done(Placer *p) {
+        p->linger_timer = sd_event_source_disable_unref(p->linger_timer);
+        free(p->foreground_unit);
+        free(p->games);
+        free(p->lingering);
+        p->foreground_unit = NULL;
+        p->games = NULL;
+        p->lingering = NULL;
+}
+
+/* Moves a process, named by PID and start time, into group g. */
+static int placer_attach(Placer *p, const ProcessId *id, size_t g) {
+        State *j = p->state;
+        const char *name = p->groups->groups[g].name;
+        int r;
+
+        if (!p->backend || !p->backend->vt)
+                return -ENODEV;
+        r = p->backend->vt->attach(p->backend, name, id);
+        /* The list of placed processes is full: without exit events (no
+         * process connector) it keeps those that are gone. */
+        if (r == -ENOSPC && state_pid_prune(&j->placed, &j->n_placed, p->proc_root) > 0)
+                r = p->backend->vt->attach(p->backend, name, id);
+        if (j->dirty)
+                state_save_later(j);
+        return r;
+}
+
+/* Names a live process by PID and start time, holding a pidfd so that the
+ * PID cannot be reused while it is being moved. */
+static int placer_pin_process(Placer *p, pid_t pid, ProcessId *ret_id, int *ret_pidfd) {
+        _cleanup_(closep) int fd = -1;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        fd = pidfd_open_pid(pid);
+        if (fd == -ESRCH)
+                return -ESRCH;
+        /* Without pidfds (old kernel, seccomp) the start time alone names
+         * the process. */
+        ret_id->pid = pid;
+        r = proc_get_start_time(p->proc_root, pid, &ret_id->start_time);
+        if (r < 0)
+                return -ESRCH;
+        *ret_pidfd = TAKE_FD(fd);
+        return 0;
+}
+
+/* After the move: if the pidfd says the process exited meanwhile, the
+ * move may have hit a reused PID. Only ESRCH says so: without CAP_KILL
+ * (the unit does not grant it) signal 0 to another user's live process
+ * fails with EPERM. */
+static bool pidfd_still_alive(int fd) {
+        if (fd < 0)
+                return true;
+        return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0 || errno != ESRCH;
+}
+
+static int placer_move(Placer *p, pid_t pid, size_t g, bool record) {
+        _cleanup_(closep) int fd = -1;
+        State *j = p->state;
+        ProcessId id;
+        int r;
+
+        r = placer_pin_process(p, pid, &id, &fd);
+        if (r < 0)
+                return r;
+        r = placer_attach(p, &id, g);
+        if (r >= 0 && fd < 0 && process_id_is_current(p->proc_root, &id) <= 0)
+                r = -ESRCH;
+        if (r == -ESRCH || (r >= 0 && !pidfd_still_alive(fd)))
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        if (record) {
+                if (g == 0)
+                        state_pid_remove(&j->classified, &j->n_classified, pid);
+                else
+                        (void) state_pid_set(&j->classified, &j->n_classified, &id,
+                                             p->groups->groups[g].name);
+        }
+        return 0;
+}
+
+int placer_classify(Placer *p, pid_t pid, size_t g) {
+        int r;
+
+        r = placer_move(p, pid, g, true);
+        if (r < 0)
+                return r;
+        state_commit(p->state);
+        log_info(p->log, "PID %d moved to %s.", (int) pid, p->groups->groups[g].name);
+        return 0;
+}
+
+/* Where the process is in the cgroup v2 tree: /proc/PID/cgroup. Where
+ * the tree watch last saw it is only a fallback for a process without a
+ * v2 line: the watch does not hear a process leave (moved to another
+ * unit, or exited and its PID reused), so its answer may be stale. */
+static char *placer_cgroup_of(Placer *p, pid_t pid) {
+        const char *cg;
+        char *ret = NULL;
+
+        if (proc_get_cgroup(p->proc_root, pid, &ret) < 0 || ret)
+                return ret;
+        cg = units_cgroup_of(p->units, pid);
+        return cg ? strdup(cg) : NULL;
+}
+
+static bool placer_is_foreground(Placer *p, pid_t pid, const char *cgroup) {
+        if (p->foreground_unit && cgroup_path_is_in(cgroup, p->foreground_unit))
+                return true;
+        return pid == p->foreground.pid && process_id_is_current(p->proc_root, &p->foreground) > 0;
+}
+
+bool placer_is_game(Placer *p, pid_t pid) {
+        for (size_t i = 0; i < p->n_games; i++)
+                if (p->games[i].pid == pid)
+                        return process_id_is_current(p->proc_root, &p->games[i]) > 0;
+        return false;
+}
+
+/* The class a process belongs in (classify.h); cgroup is where the caller
+ * found it, NULL to look it up. */
+static int placer_target(Placer *p, pid_t pid, const char *cgroup, ClassifyReason *ret_reason) {
+        const Config *c = p->groups->config;
+        StatePid *e = state_pid_find(p->state->classified, p->state->n_classified, pid);
+        ClassifyFacts f = { .explicit_class = -1 };
+        ProcessInfoBuf buf;
+        ProcessInfo info;
+        int r;
+
+        r = proc_get_info(p->proc_root, pid, rules_need_user_names(c), &info, &buf);
+        if (r < 0)
+                return r;
+        /* The caller's is as fresh as /proc's: it just read the unit's
+         * cgroup.procs. The watch's memory is not (placer_cgroup_of()). */
+        if (cgroup)
+                info.cgroup = cgroup;
+        else if (!info.cgroup)
+                info.cgroup = units_cgroup_of(p->units, pid);
+        f.info = &info;
+        if (e && process_id_is_current(p->proc_root, &e->id) > 0)
+                f.explicit_class = groups_find(p->groups, e->group);
+        f.game = placer_is_game(p, pid);
+        f.foreground = placer_is_foreground(p, pid, info.cgroup);
+        r = classify_process(c, &f, ret_reason);
+        process_info_buf_done(&buf);
+        return r;
+}
+
+typedef enum PlaceCheck {
+        PLACE_MOVE,             /* not where it belongs (or cannot tell) */
+        PLACE_THERE,            /* there, and the state knows */
+        PLACE_BY_HAND,          /* boostd placed it, someone moved it since */
+} PlaceCheck;
+
+/* Where the process is, against where it belongs, so that most events
+ * (a process execs where it already is) cost no move. A process boostd
+ * placed and someone moved elsewhere since was moved by hand: with
+ * by_hand_wins boostd leaves it there. */
+static PlaceCheck placer_check(Placer *p, pid_t pid, size_t g, bool by_hand_wins) {
+        StatePid *e = state_pid_find(p->state->placed, p->state->n_placed, pid);
+        const char *want = p->groups->groups[g].name;
+        char cur[CLASS_NAME_MAX];
+        bool known;
+
+        if (!p->backend || !p->backend->vt || !p->backend->vt->group_of ||
+            p->backend->vt->group_of(p->backend, pid, cur, sizeof(cur)) < 0)
+                return PLACE_MOVE;
+        known = e && process_id_is_current(p->proc_root, &e->id) > 0;
+        if (by_hand_wins && known && !streq(cur, e->group))
+                return PLACE_BY_HAND;
+        if (streq(cur, want) && (g == 0 ? !e : known && streq(e->group, want)))
+                return PLACE_THERE;
+        return PLACE_MOVE;
+}
+
+/* Puts a process where it belongs. by_hand_wins: leave it if it was
+ * moved by hand since boostd placed it (automatic placement). */
+static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins) {
+        ClassifyReason reason;
+        int g;
+
+        g = placer_target(p, pid, cgroup, &reason);
+        if (g < 0)
+                return g;
+        if (reason == CLASSIFY_EXPLICIT)
+                return 0;       /* Classify() put it there */
+        switch (placer_check(p, pid, (size_t) g, by_hand_wins)) {
+        case PLACE_THERE:
+                return 0;
+        case PLACE_BY_HAND:
+                log_debug(p->log, "PID %d was moved by hand since boostd placed it, leaving it.", (int) pid);
+                return 0;
+        case PLACE_MOVE:
+                break;
+        }
+        log_debug(p->log, "PID %d: %s (%s).", (int) pid, p->groups->groups[g].name,
+                  classify_reason_to_string(reason));
+        return placer_move(p, pid, (size_t) g, false);
+}
+
+int placer_place_auto(Placer *p, pid_t pid, const char *cgroup) {
+        if (!p->auto_mode)
+                return 0;
+        return placer_place(p, pid, cgroup, true);
+}
+
+/* Places the processes of a unit (for the foreground). */
+static void placer_place_unit(Placer *p, const char *unit, pid_t skip) {
+        UnitPid *pids = NULL;
+        size_t n = 0;
+
+        if (!unit || units_unit_pids(p->units, unit, &pids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (pids[i].pid != skip)
+                        (void) placer_place(p, pids[i].pid, pids[i].cgroup, true);
+        unit_pids_free(pids, n);
+}
+
+/* The foreground changed: the new one's processes go up, the old one's
+ * back to where they belong. */
+static void placer_foreground_changed(Placer *p, const ProcessId *old, const char *old_unit, pid_t placed) {
+        if (p->foreground_unit && !streq_ptr(p->foreground_unit, old_unit))
+                placer_place_unit(p, p->foreground_unit, placed);
+        if (old_unit && !streq_ptr(old_unit, p->foreground_unit))
+                placer_place_unit(p, old_unit, 0);
+        if (old->pid > 0 && old->pid != p->foreground.pid &&
+            process_id_is_current(p->proc_root, old) > 0)
+                (void) placer_place(p, old->pid, NULL, true);
+}
+
+int placer_set_foreground(Placer *p, pid_t pid) {
+        _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
+        ProcessId id, old = p->foreground;
+        int r;
+
+        r = placer_pin_process(p, pid, &id, &fd);
+        if (r < 0)
+                return r;
+        cg = placer_cgroup_of(p, pid);
+        r = classify_app_unit(cg, &unit);
+        if (r < 0)
+                return r;
+
+        old_unit = TAKE_PTR(p->foreground_unit);
+        p->foreground = id;
+        p->foreground_unit = TAKE_PTR(unit);
+        r = placer_place(p, pid, cg, false);
+        if (r < 0) {
+                free(p->foreground_unit);
+                p->foreground_unit = TAKE_PTR(old_unit);
+                p->foreground = old;
+                return r;
+        }
+        p->state->foreground = id;
+        placer_foreground_changed(p, &old, old_unit, pid);
+        state_commit(p->state);
+        log_info(p->log, "Foreground: PID %d%s%s.", (int) pid,
+                 p->foreground_unit ? ", unit " : "", p->foreground_unit ?: "");
+        return 0;
+}
+
+int placer_set_foreground_unit(Placer *p, const char *unit) {
+        _cleanup_(freep) char *old_unit = NULL;
+        ProcessId old = p->foreground;
+        char *u = NULL;
+
+        if (streq_ptr(unit, p->foreground_unit))
+                return 0;
+        if (unit) {
+                u = strdup(unit);
+                if (!u)
+                        return -ENOMEM;
+        }
+        old_unit = p->foreground_unit;
+        p->foreground_unit = u;
+        /* The focus moved to or from a unit: the process named by
+         * SetForeground() is no longer it. */
+        p->foreground = (ProcessId) {};
+        p->state->foreground = (ProcessId) {};
+        placer_foreground_changed(p, &old, old_unit, 0);
+        state_commit(p->state);
+        log_info(p->log, "Foreground: %s.", unit ?: "none");
+        return 0;
+}
+
+void placer_unfocus_unit(Placer *p, const char *unit) {
+        if (streq_ptr(p->foreground_unit, unit))
+                (void) placer_set_foreground_unit(p, NULL);
+}
+
+void placer_restore(Placer *p) {
+        State *j = p->state;
+
+        for (size_t i = 0; i < j->n_classified;) {
+                StatePid *e = &j->classified[i];
+                int g = groups_find(p->groups, e->group);
+                int r;
+
+                if (g < 0 || process_id_is_current(p->proc_root, &e->id) <= 0) {
+                        state_pid_remove(&j->classified, &j->n_classified, e->id.pid);
+                        continue;
+                }
+                r = placer_attach(p, &e->id, (size_t) g);
+                if (r < 0)
+                        log_warning_errno(p->log, r, "Failed to move PID %d back into %s, ignoring: %m",
+                                          (int) e->id.pid, e->group);
+                i++;
+        }
+        if (j->foreground.pid > 0 && process_id_is_current(p->proc_root, &j->foreground) > 0) {
+                _cleanup_(freep) char *cg = placer_cgroup_of(p, j->foreground.pid);
+                int g;
+
+                p->foreground = j->foreground;
+                (void) classify_app_unit(cg, &p->foreground_unit);
+                g = placer_target(p, j->foreground.pid, cg, NULL);
+                if (g >= 0 && placer_attach(p, &j->foreground, (size_t) g) < 0)
+                        log_warning(p->log, "Failed to move the foreground process %d back, ignoring.",
+                                    (int) j->foreground.pid);
+        } else
+                j->foreground = (ProcessId) {};
+}
+
+static bool games_remove(Placer *p, pid_t pid) {
+        for (size_t i = 0; i < p->n_games; i++)
+                if (p->games[i].pid == pid) {
+                        memmove(&p->games[i], &p->games[i + 1], (p->n_games - i - 1) * sizeof(ProcessId));
+                        p->n_games--;
+                        return true;
+                }
+        return false;
+}
+
+/* Whether what is kept about the process named by id can go; *linger is
+ * set when the process lives on after its leader exited. An error reading
+ * /proc counts as gone, as every exit event did before. */
+static bool placer_process_gone(Placer *p, const ProcessId *id, bool *linger) {
+        bool leader_exited;
+        int r;
+
+        r = process_id_is_gone(p->proc_root, id, &leader_exited);
+        if (r == 0 && leader_exited)
+                *linger = true;
+        return r != 0;
+}
+
+/* Drops what is kept about PID if its process is gone; returns true if
+ * something stays about a process whose leader exited. */
+static bool placer_drop_if_gone(Placer *p, pid_t pid) {
+        State *j = p->state;
+        bool linger = false, changed = false;
+        StatePid *e;
+
+        for (size_t i = 0; i < p->n_games; i++)
+                if (p->games[i].pid == pid) {
+                        if (placer_process_gone(p, &p->games[i], &linger)) {
+                                (void) games_remove(p, pid);
+                                log_debug(p->log, "Game PID %d exited.", (int) pid);
+                        }
+                        break;
+                }
+        e = state_pid_find(j->placed, j->n_placed, pid);
+        if (e && placer_process_gone(p, &e->id, &linger)) {
+                state_pid_remove(&j->placed, &j->n_placed, pid);
+                changed = true;
+        }
+        e = state_pid_find(j->classified, j->n_classified, pid);
+        if (e && placer_process_gone(p, &e->id, &linger)) {
+                state_pid_remove(&j->classified, &j->n_classified, pid);
+                changed = true;
+        }
+        if (changed) {
+                j->dirty = true;
+                state_save_later(j);
+        }
+        return linger;
+}
+
+static int on_linger_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Placer *p = userdata;
+        size_t k = 0;
+
+        (void) s, (void) usec;
+        for (size_t i = 0; i < p->n_lingering; i++)
+                if (placer_drop_if_gone(p, p->lingering[i]))
+                        p->lingering[k++] = p->lingering[i];
+        p->n_lingering = k;
+        if (k > 0)
+                (void) event_timer_arm(p->event, &p->linger_timer, now_usec() + LINGER_CHECK_USEC,
+                                       on_linger_timer, p, "exit-recheck");
+        return 0;
+}
+
+/* A process whose leader exited while other threads live: its end makes
+ * no event of its own (a thread's exit is not the process's), so it is
+ * looked at again until it is gone. */
+static void placer_linger(Placer *p, pid_t pid) {
+        pid_t *l;
+
+        for (size_t i = 0; i < p->n_lingering; i++)
+                if (p->lingering[i] == pid)
+                        return;
+        if (p->n_lingering >= LINGERING_MAX || !p->event)
+                return;         /* kept until a restart, as without the check */
+        l = realloc(p->lingering, (p->n_lingering + 1) * sizeof(pid_t));
+        if (!l)
+                return;
+        p->lingering = l;
+        p->lingering[p->n_lingering++] = pid;
+        if (event_timer_armed(p->linger_timer))
+                return;
+        if (event_timer_arm(p->event, &p->linger_timer, now_usec() + LINGER_CHECK_USEC, on_linger_timer,
+                            p, "exit-recheck") < 0 && !p->linger_timer)
+                p->n_lingering--;
+}
+
+/* The exit event of a thread group's leader ends the process only if no
+ * other thread lives. After pthread_exit() of the main thread the others
+ * go on; when a thread other than the leader calls execve(), the leader
+ * exits and that thread takes over its PID and start time; in an
+ * exit_group() the leader's event may come before the other threads are
+ * done. Classify(), GameMode's registration and the placed entry stay
+ * until the process is gone. */
+void placer_forget(Placer *p, pid_t pid) {
+        if (placer_drop_if_gone(p, pid))
+                placer_linger(p, pid);
+        /* Read again as new when the unit lists it: a reused PID is placed. */
+        units_forget(p->units, pid);
+}
+
+int placer_game_register(Placer *p, pid_t pid) {
+        ProcessId id = { .pid = pid }, *g;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        r = proc_get_start_time(p->proc_root, pid, &id.start_time);
+        if (r < 0)
+                return r;
+        (void) games_remove(p, pid);    /* a reused PID */
+        g = realloc(p->games, (p->n_games + 1) * sizeof(ProcessId));
+        if (!g)
+                return -ENOMEM;
+        p->games = g;
+        p->games[p->n_games++] = id;
+        log_info(p->log, "GameMode: PID %d registered.", (int) pid);
+        return placer_place_auto(p, pid, NULL);
+}
+
+int placer_game_unregister(Placer *p, pid_t pid) {
+        if (!games_remove(p, pid))
+                return 0;
+        log_info(p->log, "GameMode: PID %d unregistered.", (int) pid);
+        return placer_place_auto(p, pid, NULL);
+}
+
+void placer_games_clear(Placer *p) {
+        while (p->n_games > 0)
+                (void) placer_game_unregister(p, p->games[0].pid);
+}
+
+void placer_place_all(Placer *p) {
+        if (!p->auto_mode)
+                return;
+        units_rescan(p->units);
+        for (size_t i = 0; i < p->n_games; i++)
+                (void) placer_place_auto(p, p->games[i].pid, NULL);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The placer: where a process goes and moving it there. It gathers what
+ * has a say (Classify(), Pin=, GameMode's games, the foreground, the
+ * rules, DefaultClass=: see classify.h), asks classify.c for the class
+ * and moves the process through the backend, recording it in the state.
+ * It also owns the foreground and the games, and forgets processes that
+ * exit. Returns negative errno (-ESRCH: no such process); the caller
+ * words errors. */
+#pragma once
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "backend.h"
+#include "classify.h"
+#include "groups.h"
+#include "log.h"
+#include "process.h"
+#include "state.h"
+#include "units.h"
+
+typedef struct Placer {
+        const LogContext *log;
+        const char *proc_root;
+        sd_event *event;
+        State *state;
+        Groups *groups;                 /* names and the configuration */
+        Backend *backend;               /* NULL until started */
+        Units *units;                   /* NULL without unit discovery */
+        bool auto_mode;                 /* placement by rules is on */
+
+        ProcessId foreground;
+        char *foreground_unit;          /* cgroup path of the foreground app's
+                                         * unit; NULL: only the process */
+        ProcessId *games;               /* registered with GameMode */
+        size_t n_games;
+        pid_t *lingering;               /* leader exited, other threads live */
+        size_t n_lingering;
+        sd_event_source *linger_timer;  /* looks at them again */
+} Placer;
+
+void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,
+                 const LogContext *log);
+void placer_done(Placer *p);
+
+/* Classify(): the process goes to group index g and stays there until it
+ * exits; root (0) ends that. Recorded in the state. */
+int placer_classify(Placer *p, pid_t pid, size_t g);
+/* SetForeground(): the process and its app's unit are the foreground. */
+int placer_set_foreground(Placer *p, pid_t pid);
+/* A focus source: the app at the cgroup path unit has the focus (NULL:
+ * none does). */
+int placer_set_foreground_unit(Placer *p, const char *unit);
+/* An app scope lost the focus: ends it if it was the foreground. */
+void placer_unfocus_unit(Placer *p, const char *unit);
+
+/* Auto mode: puts a process where everything that has a say puts it;
+ * cgroup is where the caller found it (NULL: look it up). Does nothing
+ * in manual mode, to an explicitly classified process, or to one moved
+ * elsewhere by hand since boostd placed it. */
+int placer_place_auto(Placer *p, pid_t pid, const char *cgroup);
+/* Auto mode starts, or the rules changed: everything is placed again. */
+void placer_place_all(Placer *p);
+/* Puts back what the API set in an earlier run (from the state):
+ * classified processes that still exist and the foreground. */
+void placer_restore(Placer *p);
+
+/* The leader of a thread group exited: forgets what is kept about the
+ * process once it is gone (no other thread lives). */
+void placer_forget(Placer *p, pid_t pid);
+
+/* GameMode: a registered game goes to performance until it unregisters
+ * (Classify() and Pin= still outrank it); clear drops every game. */
+int placer_game_register(Placer *p, pid_t pid);
+int placer_game_unregister(Placer *p, pid_t pid);
+void placer_games_clear(Placer *p);
+bool placer_is_game(Placer *p, pid_t pid);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Asking polkit whether a bus caller may do an action, without blocking:
+ * one asynchronous CheckAuthorization for methods and property writes
+ * alike. */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "log.h"
+
+/* The queries in flight; NULL when none. */
+typedef struct PolkitQuery PolkitQuery;
+
+/* Does what msg asks (and replies to it); an error it returns is the
+ * reply. */
+typedef int (*PolkitPerform)(sd_bus_message *msg, void *userdata, sd_bus_error *error);
+
+/* The caller's UID, from the bus's credentials of the sender (never from
+ * anything it passes in). */
+int bus_caller_uid(sd_bus_message *msg, uid_t *ret);
+
+/* Runs perform now for root, else once polkit allows action for msg's
+ * sender (no interaction: a daemon cannot wait for a password); a refusal
+ * or a failed check answers msg with AccessDenied. Returns what perform
+ * returns, or 1 when the reply will follow. */
+int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, const char *action,
+                     PolkitPerform perform, void *userdata, const LogContext *log,
+                     sd_bus_error *error);
+/* Drops the queries in flight, unanswered (the daemon stops). */
+void polkit_cancel_all(PolkitQuery **queries);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What boostd found and wrote, and the state set through the API, kept
+ * under /run/boostd/ so that a restart (after a crash, too) can adopt the
+ * hierarchy and later put things back. Logs only a failed save. */
+#pragma once
+
+#include <stdbool.h>
+
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "log.h"
+#include "process.h"
+
+typedef struct StateGroup {
+        char name[CLASS_NAME_MAX];
+        unsigned found;         /* boost before boostd's first change */
+        unsigned wrote;         /* last value boostd wrote */
+        bool has_wrote;
+        bool created;           /* boostd made the group */
+} StateGroup;
+
+typedef struct StatePid {
+        ProcessId id;
+        char group[CLASS_NAME_MAX];
+} StatePid;
+
+typedef struct StateOverride {
+        char group[CLASS_NAME_MAX];
+        unsigned boost;
+} StateOverride;
+
+typedef struct State {
+        char *dir;
+
+        /* "journal": kernel state, dropped after a clean restore */
+        StateGroup groups[GROUPS_MAX];
+        size_t n_groups;
+        StatePid *placed;             /* PIDs boostd moved out of root */
+        size_t n_placed;
+        bool dirty;                     /* changed since the last save */
+
+        /* "state": what the API set; survives restarts, not reboots */
+        bool manual;
+        StateOverride overrides[GROUPS_MAX];
+        size_t n_overrides;
+        StatePid *classified;         /* Classify() requests */
+        size_t n_classified;
+        ProcessId foreground;
+
+        /* saving: see state_save_later() */
+        sd_event *event;
+        const LogContext *log;
+        sd_event_source *save_later;
+        uint64_t save_pending_since;    /* CLOCK_MONOTONIC µs; 0: none */
+} State;
+
+#define STATE_PLACED_MAX 65536U
+
+State *state_new(const char *dir);
+State *state_free(State *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(State *, state_free);
+
+/* Returns 1 if a kernel journal from an earlier run was found, 0 if not. */
+int state_load(State *j);
+/* Backends and the API change the state in memory and mark it dirty;
+ * only this file writes it. state_save() writes both files now (and
+ * makes a pending save needless); state_commit() does so and logs a
+ * failure; state_save_later() batches (see state.c). Without an event
+ * loop (state_set_event()) every save is immediate. */
+void state_set_event(State *j, sd_event *e, const LogContext *log);
+int state_save(State *j);
+void state_commit(State *j);
+void state_save_later(State *j);
+void state_clear_kernel(State *j);  /* forget groups and placed PIDs */
+
+StateGroup *state_get_group(State *j, const char *name, bool create);
+
+int state_pid_set(StatePid **list, size_t *n, const ProcessId *id, const char *group);
+void state_pid_remove(StatePid **list, size_t *n, pid_t pid);
+StatePid *state_pid_find(StatePid *list, size_t n, pid_t pid);
+/* Drops the entries of processes that are gone (or whose PID was
+ * reused); returns how many. */
+size_t state_pid_prune(StatePid **list, size_t *n, const char *proc_root);
+
+int state_set_override(State *j, const char *group, unsigned boost);
+const StateOverride *state_get_override(const State *j, const char *group);
