@@ -2,7 +2,7 @@
 /* The SchedTune backend: a cgroup v1 hierarchy with one child group per
  * class, schedtune.boost per group, PIDs moved through cgroup.procs. The
  * cgroup work goes through libcgroup on the host and through plain files
- * under a root prefix in tests (cgroup-ops.h says why). */
+ * under a root prefix in tests (schedtune-io.h says why). */
 #include <fcntl.h>
 #include <libcgroup.h>
 #include <stdio.h>
@@ -13,10 +13,6 @@
 #include "backend.h"
 #include "log.h"
 #include "util.h"
-
-static bool root_is_host(const Backend *b) {
-        return streq(b->root, "/");
-}
 
 static int schedtune_probe(Backend *b) {
         _cleanup_(freep) char *path = path_join_root(b->root, "/proc/cgroups"), *line = NULL;
@@ -69,7 +65,7 @@ static int schedtune_mount(Backend *b) {
                 return 0;
         }
 
-        if (root_is_host(b) && cgroup_init() == 0) {
+        if (root_is_host(b->root) && cgroup_init() == 0) {
                 char *mp = NULL;
 
                 if (cgroup_get_subsys_mount_point(b->controller, &mp) == 0 && mp) {
@@ -96,7 +92,7 @@ static int schedtune_mount(Backend *b) {
 
 /* libcgroup reads the host's mount table, so it serves only the host. */
 static const CgroupOps *cgroup_ops_for(const Backend *b) {
-        return root_is_host(b) ? &cgroup_ops_libcgroup : &cgroup_ops_files;
+        return root_is_host(b->root) ? &cgroup_ops_libcgroup : &cgroup_ops_files;
 }
 
 static int schedtune_start(Backend *b, const char *const *groups, size_t n) {

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cgroup-ops.h"
+#include "schedtune-io.h"
 #include "state.h"
 #include "log.h"
 #include "process.h"
@@ -50,7 +50,7 @@ struct Backend {
         bool restore_found;     /* RestoreOnStop=found */
         bool mounted;           /* boostd mounted the hierarchy */
         /* schedtune: how the cgroup work is done (libcgroup on the host,
-         * files under a root prefix; see cgroup-ops.h), the controller and
+         * files under a root prefix; see schedtune-io.h), the controller and
          * its boost file */
         const CgroupOps *cgroup;
         const char *controller;

@@ -11,11 +11,8 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
+#include "bus-names.h"
 #include "config-version.h"
-
-#define BUS_NAME  "org.boostd.Boost1"
-#define BUS_PATH  "/org/boostd/Boost1"
-#define BUS_IFACE "org.boostd.Boost1"
 
 /* Exit codes: part of the interface, see boostctl(1). */
 enum {
@@ -47,7 +44,7 @@ static void help(void) {
 static int exit_for_error(const sd_bus_error *e, int r) {
         if (e && e->name) {
                 fprintf(stderr, "boostctl: %s: %s\n", e->name, e->message ?: "");
-                if (strcmp(e->name, "org.freedesktop.DBus.Error.AccessDenied") == 0 ||
+                if (strcmp(e->name, BOOST_ERROR_ACCESS_DENIED) == 0 ||
                     strcmp(e->name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0)
                         return EXIT_DENIED;
                 if (strcmp(e->name, "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
@@ -55,9 +52,9 @@ static int exit_for_error(const sd_bus_error *e, int r) {
                     strcmp(e->name, "org.freedesktop.DBus.Error.NoReply") == 0 ||
                     strcmp(e->name, "org.freedesktop.DBus.Error.Disconnected") == 0)
                         return EXIT_UNREACHABLE;
-                if (strncmp(e->name, "org.boostd.Boost1.Error.", 24) == 0 ||
-                    strcmp(e->name, "org.freedesktop.DBus.Error.InvalidArgs") == 0)
-                        return strcmp(e->name, "org.boostd.Boost1.Error.BackendFailed") == 0 ?
+                if (strncmp(e->name, BOOST_ERROR_PREFIX, strlen(BOOST_ERROR_PREFIX)) == 0 ||
+                    strcmp(e->name, BOOST_ERROR_INVALID_ARGS) == 0)
+                        return strcmp(e->name, BOOST_ERROR_BACKEND_FAILED) == 0 ?
                                 EXIT_FAIL : EXIT_REJECTED;
                 return EXIT_FAIL;
         }
@@ -85,7 +82,7 @@ static int usage_error(const char *msg) {
 }
 
 static int get_string_property(sd_bus *bus, const char *name, char **ret, sd_bus_error *e) {
-        return sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_IFACE, name, e, ret);
+        return sd_bus_get_property_string(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, name, e, ret);
 }
 
 static int print_groups(sd_bus_message *m, const char *indent) {
@@ -142,7 +139,7 @@ static int cmd_status(sd_bus *bus) {
                 printf("%-11s %s\n", props[i], v);
                 free(v);
         }
-        r = sd_bus_get_property(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "Groups", &e, &reply, "a(suu)");
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Groups", &e, &reply, "a(suu)");
         if (r < 0)
                 goto fail;
         printf("Groups:\n");
@@ -150,7 +147,7 @@ static int cmd_status(sd_bus *bus) {
         reply = sd_bus_message_unref(reply);
         if (r < 0)
                 goto fail;
-        r = sd_bus_get_property(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "Holds", &e, &reply, "a(suuts)");
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Holds", &e, &reply, "a(suuts)");
         if (r < 0)
                 goto fail;
         printf("Holds:\n");
@@ -171,7 +168,7 @@ static int call(sd_bus *bus, const char *method, sd_bus_message **reply, const c
         va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, method);
+        r = sd_bus_message_new_method_call(bus, &m, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, method);
         if (r < 0)
                 return exit_for_error(NULL, r);
         va_start(ap, types);
@@ -261,7 +258,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
 
         (void) userdata, (void) error;
         r = sd_bus_message_read(m, "s", &iface);
-        if (r < 0 || strcmp(iface, BUS_IFACE) != 0)
+        if (r < 0 || strcmp(iface, BOOST_BUS_IFACE) != 0)
                 return 0;
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r < 0)
@@ -295,11 +292,11 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
 static int cmd_monitor(sd_bus *bus) {
         int r;
 
-        r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, "org.freedesktop.DBus.Properties",
+        r = sd_bus_match_signal(bus, NULL, BOOST_BUS_NAME, BOOST_BUS_PATH, "org.freedesktop.DBus.Properties",
                                 "PropertiesChanged", on_properties_changed, NULL);
         if (r < 0)
                 return exit_for_error(NULL, r);
-        printf("Monitoring %s; Ctrl-C to stop.\n", BUS_NAME);
+        printf("Monitoring %s; Ctrl-C to stop.\n", BOOST_BUS_NAME);
         fflush(stdout);
         for (;;) {
                 r = sd_bus_process(bus, NULL);
@@ -377,7 +374,7 @@ int main(int argc, char *argv[]) {
         } else if (strcmp(verb, "mode") == 0 && argc == 3) {
                 sd_bus_error e = SD_BUS_ERROR_NULL;
 
-                r = sd_bus_set_property(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "Mode", &e, "s", argv[2]);
+                r = sd_bus_set_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Mode", &e, "s", argv[2]);
                 r = r < 0 ? exit_for_error(&e, r) : EXIT_OK;
                 sd_bus_error_free(&e);
         } else if (strcmp(verb, "reload") == 0 && argc == 2)

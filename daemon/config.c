@@ -327,36 +327,29 @@ static int parse_class_key(Parser *p, const char *section, const char *name,
                 [POWER_BATTERY] = "BoostBattery",
                 [POWER_LOW] = "BoostLowBattery",
         };
-        int idx = config_find_class(p->config, name);
+        int idx = config_find_class(p->config, name), from = -1, to = -1;
         unsigned u;
         int r;
 
         if (idx < 0)            /* section was rejected already */
                 return 0;
-        for (int i = 0; i < _POWER_STATE_MAX; i++) {
-                if (!streq(key, keys[i]))
-                        continue;
-                r = parse_uint(value, BOOST_MAX, &u);
-                if (r == -ERANGE)
-                        return parser_fail(p, -ERANGE, "%s=%s: value out of range 0..%u",
-                                           key, value, BOOST_MAX);
-                if (r < 0)
-                        return parser_fail(p, -EINVAL, "%s=%s: not a number", key, value);
-                p->config->classes[idx].boost[i] = u;
-                return 1;
-        }
+        for (int i = 0; i < _POWER_STATE_MAX; i++)
+                if (streq(key, keys[i]))
+                        from = to = i;
         if (streq(key, "Boost")) {      /* shorthand: the same in every state */
-                r = parse_uint(value, BOOST_MAX, &u);
-                if (r == -ERANGE)
-                        return parser_fail(p, -ERANGE, "%s=%s: value out of range 0..%u",
-                                           key, value, BOOST_MAX);
-                if (r < 0)
-                        return parser_fail(p, -EINVAL, "%s=%s: not a number", key, value);
-                for (int i = 0; i < _POWER_STATE_MAX; i++)
-                        p->config->classes[idx].boost[i] = u;
-                return 1;
+                from = 0;
+                to = _POWER_STATE_MAX - 1;
         }
-        return parser_fail(p, -EINVAL, "unknown key '%s' in section [%s]", key, section);
+        if (from < 0)
+                return parser_fail(p, -EINVAL, "unknown key '%s' in section [%s]", key, section);
+        r = parse_uint(value, BOOST_MAX, &u);
+        if (r == -ERANGE)
+                return parser_fail(p, -ERANGE, "%s=%s: value out of range 0..%u", key, value, BOOST_MAX);
+        if (r < 0)
+                return parser_fail(p, -EINVAL, "%s=%s: not a number", key, value);
+        for (int i = from; i <= to; i++)
+                p->config->classes[idx].boost[i] = u;
+        return 1;
 }
 
 static int parse_rule_key(Parser *p, const char *section, const char *name,

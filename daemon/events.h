@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "util.h"
 
 typedef struct EventSink {
         void *userdata;
@@ -41,3 +42,8 @@ typedef struct SourceContext {
         const char *root;               /* "/" or a test's root prefix */
         const EventSink *sink;
 } SourceContext;
+
+/* Whether the sources run on a test's tree (see root_is_host()). */
+static inline bool source_below_root(const SourceContext *ctx) {
+        return !root_is_host(ctx->root);
+}

@@ -13,6 +13,7 @@
 #include <systemd/sd-device.h>
 
 #include "event-util.h"
+#include "device-watch.h"
 #include "events.h"
 #include "log.h"
 #include "input.h"
@@ -32,12 +33,9 @@ struct InputSource {
         SourceContext ctx;
         const InputConfig *config;      /* the caller's */
         bool active;                    /* auto mode: activity boosts */
-        bool fake;                      /* a root prefix: files and inotify */
+        DeviceWatch watch;
         char *dev_dir;                  /* <root>/dev/input */
         char *udev_dir;                 /* <root>/run/udev/data */
-        sd_device_monitor *monitor;
-        int inotify_fd;
-        sd_event_source *inotify_source;
         InputDevice *devices;
 
         InputBoost boost;
@@ -392,40 +390,18 @@ static int on_inotify(sd_event_source *src, int fd, uint32_t revents, void *user
 static int input_source_watch(InputSource *s) {
         int r;
 
-        if (s->fake) {
-                s->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-                if (s->inotify_fd < 0)
-                        return -errno;
-                if (inotify_add_watch(s->inotify_fd, s->dev_dir,
-                                      IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0) {
-                        log_debug_errno(s->ctx.log, -errno, "Cannot watch %s (no input devices): %m", s->dev_dir);
-                        return 0;
-                }
-                r = sd_event_add_io(s->ctx.event, &s->inotify_source, s->inotify_fd, EPOLLIN,
-                                    on_inotify, s);
-                if (r < 0)
-                        return r;
-                return sd_event_source_set_description(s->inotify_source, "input-inotify");
-        }
-        r = sd_device_monitor_new(&s->monitor);
-        if (r < 0)
+        r = device_watch_start(&s->watch, &s->ctx, "input", "input-watch", on_uevent, on_inotify, s);
+        if (r < 0 || !s->watch.fake)
                 return r;
-        r = sd_device_monitor_filter_add_match_subsystem_devtype(s->monitor, "input", NULL);
-        if (r < 0)
-                return r;
-        r = sd_device_monitor_attach_event(s->monitor, s->ctx.event);
-        if (r < 0)
-                return r;
-        r = sd_device_monitor_set_description(s->monitor, "input-monitor");
-        if (r < 0)
-                return r;
-        return sd_device_monitor_start(s->monitor, on_uevent, s);
+        if (inotify_add_watch(s->watch.fd, s->dev_dir, IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0)
+                log_debug_errno(s->ctx.log, -errno, "Cannot watch %s (no input devices): %m", s->dev_dir);
+        return 0;
 }
 
 static void input_source_scan(InputSource *s) {
         int r;
 
-        if (s->fake) {
+        if (s->watch.fake) {
                 input_scan_fake(s);
                 return;
         }
@@ -453,8 +429,7 @@ int input_source_new(const SourceContext *ctx, const InputConfig *c, bool active
         s->ctx = *ctx;
         s->config = c;
         s->active = active;
-        s->inotify_fd = -1;
-        s->fake = !streq(ctx->root, "/");
+        device_watch_init(&s->watch, ctx);
         s->dev_dir = path_join_root(ctx->root, "/dev/input");
         s->udev_dir = path_join_root(ctx->root, "/run/udev/data");
         if (!s->dev_dir || !s->udev_dir)
@@ -474,10 +449,7 @@ InputSource *input_source_free(InputSource *s) {
                 return NULL;
         input_source_close_all(s);
         sd_event_source_disable_unref(s->timer);
-        sd_device_monitor_unref(s->monitor);
-        sd_event_source_disable_unref(s->inotify_source);
-        if (s->inotify_fd >= 0)
-                close(s->inotify_fd);
+        device_watch_done(&s->watch);
         free(s->raised_group);
         free(s->dev_dir);
         free(s->udev_dir);

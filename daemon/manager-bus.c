@@ -43,8 +43,13 @@ static int bus_check_group(Manager *m, const char *group, sd_bus_error *error) {
         return bus_check_group_boost(m, group, 0, 0, error);
 }
 
+/* After the checks of a method's arguments: perform reads them again. */
 static int bus_authorize(Manager *m, sd_bus_message *msg, const char *action, PolkitPerform perform,
                          sd_bus_error *error) {
+        int r = sd_bus_message_rewind(msg, true);
+
+        if (r < 0)
+                return r;
         return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, m, &m->log, error);
 }
 
@@ -77,9 +82,6 @@ static int method_set_boost(sd_bus_message *msg, void *userdata, sd_bus_error *e
         if (r < 0)
                 return r;
         r = bus_check_group_boost(m, group, boost, 0, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_rewind(msg, true);
         if (r < 0)
                 return r;
         return bus_authorize(m, msg, "org.boostd.set-boost", perform_set_boost, error);
@@ -170,9 +172,6 @@ static int method_classify(sd_bus_message *msg, void *userdata, sd_bus_error *er
         r = classify_action(m, msg, pid, &action, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_rewind(msg, true);
-        if (r < 0)
-                return r;
         return bus_authorize(m, msg, action, perform_classify, error);
 }
 
@@ -186,9 +185,6 @@ static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r < 0)
                 return r;
         r = classify_action(m, msg, pid, &action, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_rewind(msg, true);
         if (r < 0)
                 return r;
         return bus_authorize(m, msg, action, perform_set_foreground, error);
@@ -265,9 +261,6 @@ static int method_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return r;
         r = bus_check_group_boost(m, group, boost, 0, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_rewind(msg, true);
         if (r < 0)
                 return r;
         return bus_authorize(m, msg, "org.boostd.hold", perform_hold, error);
@@ -366,8 +359,6 @@ static int on_set_property(sd_bus_message *msg, void *userdata, sd_bus_error *er
                 return 0;       /* the vtable answers */
         }
         r = bus_read_mode(msg, &mode, &e);
-        if (r >= 0)
-                r = sd_bus_message_rewind(msg, true);
         if (r >= 0)
                 r = bus_authorize(m, msg, "org.boostd.set-boost", perform_set_mode, &e);
         if (r < 0) {

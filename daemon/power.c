@@ -13,6 +13,7 @@
 #include <sys/inotify.h>
 #include <systemd/sd-device.h>
 
+#include "device-watch.h"
 #include "events.h"
 #include "log.h"
 #include "power.h"
@@ -23,10 +24,7 @@ struct PowerSource {
         const PowerConfig *config;
         bool active;                    /* auto mode: the state is passed on */
         char *class_dir;                /* <root>/sys/class/power_supply */
-        bool fake;                      /* a root prefix: inotify, not uevents */
-        sd_device_monitor *monitor;
-        int inotify_fd;
-        sd_event_source *inotify_source;
+        DeviceWatch watch;
         PowerSample sample;
         PowerState state;               /* follows the supplies even in manual mode */
 };
@@ -128,9 +126,9 @@ static void power_watch_tree(PowerSource *p) {
         DIR *d;
         struct dirent *de;
 
-        if (p->inotify_fd < 0)
+        if (p->watch.fd < 0)
                 return;
-        if (inotify_add_watch(p->inotify_fd, p->class_dir,
+        if (inotify_add_watch(p->watch.fd, p->class_dir,
                               IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR) < 0) {
                 log_debug_errno(p->ctx.log, -errno, "Cannot watch %s (no power supplies): %m", p->class_dir);
                 return;
@@ -145,7 +143,7 @@ static void power_watch_tree(PowerSource *p) {
                         continue;
                 sub = path_join(p->class_dir, de->d_name);
                 if (sub)
-                        (void) inotify_add_watch(p->inotify_fd, sub,
+                        (void) inotify_add_watch(p->watch.fd, sub,
                                                  IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE);
         }
         closedir(d);
@@ -186,7 +184,7 @@ int power_source_refresh(PowerSource *p) {
         PowerSample s;
         int r;
 
-        if (p->fake) {
+        if (p->watch.fake) {
                 power_watch_tree(p);    /* before reading: no change slips by */
                 r = power_read_class_dir(p->class_dir, &s);
         } else
@@ -216,34 +214,6 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
-static int power_source_watch(PowerSource *p) {
-        int r;
-
-        if (p->fake) {
-                p->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-                if (p->inotify_fd < 0)
-                        return -errno;
-                r = sd_event_add_io(p->ctx.event, &p->inotify_source, p->inotify_fd, EPOLLIN,
-                                    on_inotify, p);
-                if (r < 0)
-                        return r;
-                return sd_event_source_set_description(p->inotify_source, "power-supply-inotify");
-        }
-        r = sd_device_monitor_new(&p->monitor);
-        if (r < 0)
-                return r;
-        r = sd_device_monitor_filter_add_match_subsystem_devtype(p->monitor, "power_supply", NULL);
-        if (r < 0)
-                return r;
-        r = sd_device_monitor_attach_event(p->monitor, p->ctx.event);
-        if (r < 0)
-                return r;
-        r = sd_device_monitor_set_description(p->monitor, "power-supply-monitor");
-        if (r < 0)
-                return r;
-        return sd_device_monitor_start(p->monitor, on_uevent, p);
-}
-
 int power_source_new(const SourceContext *ctx, const PowerConfig *c, PowerState initial, bool active,
                      PowerSource **ret) {
         _cleanup_(power_source_freep) PowerSource *p = NULL;
@@ -255,14 +225,14 @@ int power_source_new(const SourceContext *ctx, const PowerConfig *c, PowerState 
         p->ctx = *ctx;
         p->config = c;
         p->active = active;
-        p->inotify_fd = -1;
+        device_watch_init(&p->watch, ctx);
         p->state = initial;
-        p->fake = !streq(ctx->root, "/");
         p->class_dir = path_join_root(ctx->root, "/sys/class/power_supply");
         if (!p->class_dir)
                 return -ENOMEM;
 
-        r = power_source_watch(p);
+        r = device_watch_start(&p->watch, ctx, "power_supply", "power-supply-watch", on_uevent,
+                               on_inotify, p);
         if (r < 0)
                 log_warning_errno(ctx->log, r, "Cannot follow power supply changes, reading them once: %m");
         (void) power_source_refresh(p);
@@ -273,10 +243,7 @@ int power_source_new(const SourceContext *ctx, const PowerConfig *c, PowerState 
 PowerSource *power_source_free(PowerSource *p) {
         if (!p)
                 return NULL;
-        sd_device_monitor_unref(p->monitor);
-        sd_event_source_disable_unref(p->inotify_source);
-        if (p->inotify_fd >= 0)
-                close(p->inotify_fd);
+        device_watch_done(&p->watch);
         free(p->class_dir);
         free(p);
         return NULL;

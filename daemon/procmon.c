@@ -346,7 +346,7 @@ int procmon_new(const SourceContext *ctx, const char *seam_path, ProcMon **ret) 
                         return 0;
                 }
                 log_info(ctx->log, "Reading exec events from %s.", seam_path);
-        } else if (!streq(ctx->root, "/")) {
+        } else if (source_below_root(ctx)) {
                 log_debug(ctx->log, "Below a root prefix: no exec events.");
                 return 0;
         } else {

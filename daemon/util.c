@@ -22,6 +22,10 @@ char *path_join_root(const char *root, const char *path) {
         return p;
 }
 
+bool root_is_host(const char *root) {
+        return !root || strcmp(root, "/") == 0;
+}
+
 char *path_join(const char *a, const char *b) {
         char *p;
         size_t l = strlen(a);

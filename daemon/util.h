@@ -10,6 +10,10 @@
  * "/tmp/x/dev/stune"; a root of NULL or "/" leaves the path as is. */
 char *path_join_root(const char *root, const char *path);
 char *path_join(const char *a, const char *b);
+/* Whether root is the machine's own "/" and not a test's tree: the one
+ * test seam, where sd-device, the process connector and libcgroup give
+ * way to files, inotify and a socket (events.h, schedtune-io.h). */
+bool root_is_host(const char *root);
 
 int read_one_line(const char *path, char **ret);
 int write_string(const char *path, const char *s);

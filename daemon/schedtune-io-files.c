@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cgroup work as plain file I/O below Backend.path: the seam that lets
  * the unit and D-Bus tests run against a temporary tree (see
- * cgroup-ops.h). */
+ * schedtune-io.h). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "backend.h"
-#include "cgroup-ops.h"
+#include "schedtune-io.h"
 #include "util.h"
 
 static char *group_file(const Backend *b, const char *group, const char *file) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The cgroup work through libcgroup, on the host (see cgroup-ops.h).
+/* The cgroup work through libcgroup, on the host (see schedtune-io.h).
  * libcgroup finds the hierarchy of Backend.controller in the mount table
  * read by cgroup_init(), makes groups, writes values and moves processes;
  * its ECG* codes are turned into negative errno here. */
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "backend.h"
-#include "cgroup-ops.h"
+#include "schedtune-io.h"
 #include "log.h"
 #include "util.h"
 

@@ -15,7 +15,7 @@
 #include <sys/mount.h>
 
 #include "backend.h"
-#include "cgroup-ops.h"
+#include "schedtune-io.h"
 #include "log.h"
 
 #define CONTROLLER "net_cls"
