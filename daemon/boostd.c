@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
@@ -178,6 +179,37 @@ static int mount_only(const Args *a) {
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* One boostd per root. A second one must not adopt the first's journal and
+ * then, failing to take the bus name, put everything back on its way out:
+ * the lock is taken before anything is read or changed, and held (the
+ * descriptor stays open) until exit. */
+static int take_instance_lock(const Args *a, int *ret_fd) {
+        _cleanup_(freep) char *dir = path_join_root(a->root, "/run/boostd"), *path = NULL;
+        _cleanup_(closep) int fd = -1;
+        int r;
+
+        if (!dir)
+                return log_oom(&a->log);
+        r = mkdir_p(dir, 0755);
+        if (r < 0)
+                return log_error_errno(&a->log, r, "Failed to create %s: %m", dir);
+        path = path_join(dir, "lock");
+        if (!path)
+                return log_oom(&a->log);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return log_error_errno(&a->log, -errno, "Failed to open %s: %m", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EWOULDBLOCK)
+                        return log_error_errno(&a->log, -EBUSY,
+                                               "Another boostd is running (%s is locked); leaving everything as it is.",
+                                               path);
+                return log_error_errno(&a->log, -errno, "Failed to lock %s: %m", path);
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = userdata;
 
@@ -193,6 +225,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 static int run(const Args *a) {
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(closep) int lock_fd = -1;
         _cleanup_(freep) char *error = NULL;
         ManagerOptions o = {
                 .root = a->root,
@@ -214,6 +247,9 @@ static int run(const Args *a) {
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return log_error_errno(&a->log, -errno, "Failed to block signals: %m");
 
+        r = take_instance_lock(a, &lock_fd);
+        if (r < 0)
+                return r;
         r = manager_new(&o, &m, &error);
         if (r < 0) {
                 if (error) {
@@ -237,10 +273,14 @@ static int run(const Args *a) {
         if (r < 0)
                 log_warning_errno(&m->log, r, "Failed to enable the watchdog, ignoring: %m");
 
-        r = manager_start(m);
+        /* The bus name before any state is touched: without it this
+         * instance would serve nobody and still change the kernel. No call
+         * is dispatched before the loop runs, so none sees a half-started
+         * manager. */
+        r = manager_bus_connect(m);
         if (r < 0)
                 goto finish;
-        r = manager_bus_connect(m);
+        r = manager_start(m);
         if (r < 0)
                 goto finish;
 

@@ -161,6 +161,10 @@ class BoostdTest(dbusmock.DBusTestCase):
         self.obj = self.sysbus.get_object(NAME, PATH)
         self.iface = dbus.Interface(self.obj, IFACE)
         self.props = dbus.Interface(self.obj, dbus.PROPERTIES_IFACE)
+        # boostd takes its name before it starts (a second instance must
+        # fail before touching anything) and answers once started: the
+        # first answer is the sign it is ready
+        self.props.Get(IFACE, 'Version')
 
     def stop_daemon(self, sig=signal.SIGTERM):
         daemon, self.daemon = self.daemon, None

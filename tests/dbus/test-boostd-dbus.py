@@ -291,6 +291,47 @@ class DBusTest(harness.BoostdTest):
         r = subprocess.run([harness.BOOSTD, '--frobnicate'], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)
 
+    def read_run(self, root, name):
+        try:
+            with open(f'{root}/run/boostd/{name}') as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def test_second_instance_changes_nothing(self):
+        pid = self.spawn_sleep()
+        self.iface.SetBoost('interactive', dbus.UInt32(42))
+        self.iface.Classify(dbus.UInt32(pid), 'performance')
+        before = (self.read_run(self.root, 'journal'), self.read_run(self.root, 'state'))
+        self.assertIsNotNone(before[0])
+        # the same root: the lock says no before anything is read
+        env = dict(os.environ, BOOSTD_ROOT=self.root)
+        r = subprocess.run([harness.BOOSTD, '--log-level=debug'], env=env, capture_output=True,
+                           text=True, timeout=20)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn('Another boostd is running', r.stderr)
+        self.assertNotIn('Restored', r.stderr)
+        self.assertEqual(self.boost_file('interactive'), 42)
+        self.assertEqual(self.procs_file('performance'), [pid])
+        self.assertEqual((self.read_run(self.root, 'journal'), self.read_run(self.root, 'state')),
+                         before)
+        # another root, the bus name taken: its tree is left untouched
+        other = os.path.join(self.tmp, 'root-other-instance')
+        harness.make_tree(other)
+        with open(f'{other}/dev/stune/interactive/schedtune.boost', 'w') as f:
+            f.write('7\n')
+        env = dict(os.environ, BOOSTD_ROOT=other)
+        r = subprocess.run([harness.BOOSTD, '--log-level=debug'], env=env, capture_output=True,
+                           text=True, timeout=20)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn('Failed to take the bus name', r.stderr)
+        self.assertIsNone(self.read_run(other, 'journal'))
+        with open(f'{other}/dev/stune/interactive/schedtune.boost') as f:
+            self.assertEqual(f.read(), '7\n')
+        # and the running one still serves what it had
+        self.assertEqual(self.iface.GetBoost('interactive'), (42, 42))
+        self.assertEqual(self.procs_file('performance'), [pid])
+
     def test_clean_stop_restores_and_restart_keeps_api_state(self):
         with open(f'{self.root}/dev/stune/schedtune.boost', 'w') as f:
             f.write('5\n')

@@ -155,7 +155,7 @@ class ProcsTest(harness.BoostdTest):
         self.unit('system.slice/foo.service', a, b)
         self.unit('build.slice/inner.slice/make-1.scope', c)
         self.start_daemon()
-        # placed before boostd is on the bus
+        # placed before boostd answers its first call
         for pid in (a, b, c):
             self.assertTrue(self.in_group('background', pid), pid)
 
