@@ -290,6 +290,16 @@ static int run(const Args *a) {
         r = sd_event_loop(m->event);
         if (r < 0)
                 log_error_errno(&m->log, r, "Event loop failed: %m");
+        else if (r > 0) {
+                /* The bus went away (sd_bus_set_exit_on_disconnect()):
+                 * leave the groups as they are, like a crash, so that the
+                 * restart adopts them from the journal without a dip. */
+                log_error(&m->log, "Lost the system bus, exiting for a restart; the groups stay as they are.");
+                (void) sd_notify(false, "STOPPING=1\nSTATUS=Lost the system bus");
+                manager_detach(m);
+                manager_bus_done(m);
+                return -ECONNRESET;
+        }
 finish:
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Restoring the groups");
         (void) manager_stop(m);

@@ -503,6 +503,11 @@ int manager_bus_connect(Manager *m) {
         r = sd_bus_add_object_vtable(m->bus, NULL, BOOST_BUS_PATH, BOOST_BUS_IFACE, boost_vtable, m);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to add the object vtable: %m");
+        /* Without its bus boostd serves nobody: the loop ends with
+         * EXIT_FAILURE, so that Restart=on-failure brings the API back. */
+        r = sd_bus_set_exit_on_disconnect(m->bus, true);
+        if (r < 0)
+                return log_error_errno(&m->log, r, "Failed to exit on a bus disconnect: %m");
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to attach the bus to the event loop: %m");

@@ -253,14 +253,24 @@ int manager_start(Manager *m) {
         return 0;
 }
 
-int manager_stop(Manager *m) {
-        int r;
-
+static void manager_stop_sources(Manager *m) {
         m->procmon = procmon_free(m->procmon);
         m->placer.units = NULL;
         m->units = units_free(m->units);
         m->input = input_source_free(m->input);
         m->power = power_source_free(m->power);
+}
+
+void manager_detach(Manager *m) {
+        manager_stop_sources(m);
+        m->started = false;
+        state_commit(m->state);
+}
+
+int manager_stop(Manager *m) {
+        int r;
+
+        manager_stop_sources(m);
         if (!m->started || !m->backend || !m->backend->vt)
                 return 0;
         m->started = false;

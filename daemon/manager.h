@@ -84,6 +84,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 int manager_start(Manager *m);
 /* Puts back what was found; keeps the API state for the next start. */
 int manager_stop(Manager *m);
+/* Stops the sources and saves the state, leaving the groups and the
+ * processes as they are: the next start adopts them (as after a crash). */
+void manager_detach(Manager *m);
 /* The bus is connected: the sources that need it start. */
 void manager_bus_ready(Manager *m);
 /* ... and is about to close: those sources stop. */

@@ -332,6 +332,41 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(self.iface.GetBoost('interactive'), (42, 42))
         self.assertEqual(self.procs_file('performance'), [pid])
 
+    def test_bus_loss_exits_and_keeps_groups(self):
+        self.stop_daemon()
+        sock = os.path.join(self.tmp, 'bus-lost')
+        conf = os.path.join(self.tmp, 'bus-lost.conf')
+        with open(conf, 'w') as f:
+            f.write(harness.BUS_CONF.format(sock=sock))
+        bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--nofork', '--print-address'],
+                               stdout=subprocess.PIPE, universal_newlines=True)
+        addr = bus.stdout.readline().strip()
+        with open(f'{self.root}/etc/boostd.conf', 'w') as f:
+            f.write('[Class:performance]\nBoost=60\n')
+        env = dict(os.environ, BOOSTD_ROOT=self.root, DBUS_SYSTEM_BUS_ADDRESS=addr)
+        with open(self.log_path(), 'a') as log:
+            daemon = subprocess.Popen([harness.BOOSTD, '--log-level=debug'], env=env, stdout=log,
+                                      stderr=subprocess.STDOUT)
+            try:
+                eventually(lambda: self.boost_file('performance') == 60, msg='started on its bus')
+                bus.terminate()
+                bus.wait()
+                # a failure status, so that Restart=on-failure restarts it
+                self.assertEqual(daemon.wait(15), 1)
+            finally:
+                if daemon.poll() is None:
+                    daemon.kill()
+                    daemon.wait()
+                if bus.poll() is None:
+                    bus.kill()
+                    bus.wait()
+                bus.stdout.close()
+        # left as they are, like a crash: the restart adopts them
+        self.assertEqual(self.boost_file('performance'), 60)
+        self.assertIsNotNone(self.read_run(self.root, 'journal'))
+        self.start_daemon()
+        self.assertEqual(self.boost_file('performance'), 60)
+
     def test_clean_stop_restores_and_restart_keeps_api_state(self):
         with open(f'{self.root}/dev/stune/schedtune.boost', 'w') as f:
             f.write('5\n')
