@@ -177,7 +177,8 @@ class ProcsTest(harness.BoostdTest):
         self.event('exec', s)                # no rule: stays in root
         self.event('nonsense', 1)
         self.wait_in('performance', t)
-        self.assertIn(f'placed {t} ', self.journal())
+        # recorded once the burst is handled (saves are batched)
+        eventually(lambda: f'placed {t} ' in self.journal(), msg='placed recorded')
         self.assertNotIn(s, self.procs_file('performance') + self.procs_file('background'))
         # it exits: boostd forgets it
         p = next(c for c in self.children if c.pid == t)

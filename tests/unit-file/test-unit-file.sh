@@ -16,7 +16,7 @@ trap 'rm -rf "$dir"' EXIT
 sed "s|^\(Exec[A-Za-z]*=[+-]*\)/[^ ]*/boostd|\1$boostd|" "$unit" > "$dir/boostd.service"
 
 fail=0
-for want in 'Type=notify' 'BusName=org.boostd.Boost1' 'ExecReload=/bin/kill -HUP $MAINPID' \
+for want in 'Type=notify' 'BusName=org.boostd.Boost1' 'ExecReload=busctl call org.boostd.Boost1 /org/boostd/Boost1 org.boostd.Boost1 Reload' \
             'WatchdogSec=' 'Restart=on-failure' 'ProtectSystem=strict' 'ProtectHome=yes' \
             'NoNewPrivileges=yes' 'RestrictAddressFamilies=AF_UNIX AF_NETLINK' \
             'SystemCallFilter=@system-service' 'MemoryDenyWriteExecute=yes' \
