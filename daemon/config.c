@@ -223,9 +223,22 @@ static char *parser_reader(char *str, int num, void *stream) {
                 return NULL;
         p->line++;
 
+        /* A line that does not fit would reach inih in pieces, each
+         * read as a line of its own. */
+        if (!strchr(str, '\n') && !feof(p->f)) {
+                parser_fail(p, -E2BIG, "line longer than %d bytes", num - 2);
+                return NULL;
+        }
         s = str;
         while (*s == ' ' || *s == '\t')
                 s++;
+        /* inih takes an indented line after a key as more of its value: an
+         * indented "background" under "Class=performance" would silently
+         * name another class. Only blank lines may be indented. */
+        if (s != str && *s && !strchr("\r\n#;", *s)) {
+                parser_fail(p, -EINVAL, "indented line: continuation lines are not supported");
+                return NULL;
+        }
         if (*s == '[') {
                 _cleanup_(freep) char *section = NULL;
 

@@ -219,8 +219,6 @@ int groups_hold(Groups *g, const char *group, unsigned boost, uint32_t timeout_m
         r = groups_find(g, group);
         if (r < 0)
                 return r;
-        if (reason && strlen(reason) > HOLD_REASON_MAX)
-                return -EINVAL;
         if (holds_count_owner(&g->holds, owner) >= g->holds.max_per_owner || g->holds.n >= HOLDS_MAX)
                 return -EUSERS;
         if (timeout_ms > 0)

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "holds.h"
 #include "macro.h"
+#include "util.h"
 
 void holds_init(Holds *h, unsigned max_per_owner) {
         memset(h, 0, sizeof(*h));
@@ -48,7 +49,7 @@ int holds_add(Holds *h, uint32_t cookie, const char *group, unsigned boost,
 
         if (!group || !owner || boost > BOOST_MAX || cookie == 0)
                 return -EINVAL;
-        if (reason && strlen(reason) > HOLD_REASON_MAX)
+        if (reason && (strlen(reason) > HOLD_REASON_MAX || !string_is_printable(reason)))
                 return -EINVAL;
         if (holds_find(h, cookie))
                 return -EEXIST;

@@ -41,6 +41,12 @@ int log_internal(const LogContext *ctx, int level, int error, const char *file, 
                 va_start(ap, format);
                 vsnprintf(buf, sizeof(buf), format, ap);
                 va_end(ap);
+                /* One message, one line: a newline from a client's string
+                 * must not start a line of its own, whose "<0>" the
+                 * journal would take as its priority. */
+                for (char *c = buf; *c; c++)
+                        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+                                *c = '?';
 
                 if (getenv("JOURNAL_STREAM"))
                         fprintf(stderr, "<%d>%s\n", level, buf);

@@ -11,6 +11,7 @@
 #include "manager-bus.h"
 #include "polkit.h"
 #include "process.h"
+#include "util.h"
 
 struct BusData {
         PolkitQuery *queries;           /* polkit checks in flight */
@@ -219,6 +220,11 @@ static int bus_track_hold(Manager *m, uint32_t cookie) {
 }
 
 /* Hold(s group, u boost, u timeout_ms, s reason) -> (u cookie) */
+static int bus_hold_reason_error(sd_bus_error *error) {
+        return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
+                         "Reason must be printable text of at most %u bytes", HOLD_REASON_MAX);
+}
+
 static int perform_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *group, *reason, *owner = sd_bus_message_get_sender(msg);
@@ -234,8 +240,7 @@ static int perform_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (r == -ERANGE || r == -ENOENT)
                 return bus_check_group_boost(m, group, boost, r, error);
         if (r == -EINVAL)
-                return bus_error(error, r, BOOST_ERROR_INVALID_ARGS, "Reason longer than %u bytes",
-                                 HOLD_REASON_MAX);
+                return bus_hold_reason_error(error);
         if (r == -EUSERS)
                 return bus_error(error, r, BOOST_ERROR_TOO_MANY_HOLDS, "At most %u holds per client",
                                  m->groups.holds.max_per_owner);
@@ -263,6 +268,8 @@ static int method_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         r = bus_check_group_boost(m, group, boost, 0, error);
         if (r < 0)
                 return r;
+        if (strlen(reason) > HOLD_REASON_MAX || !string_is_printable(reason))
+                return bus_hold_reason_error(error);
         return bus_authorize(m, msg, "org.boostd.hold", perform_hold, error);
 }
 

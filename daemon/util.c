@@ -199,6 +199,13 @@ int parse_bool(const char *s) {
         return -EINVAL;
 }
 
+bool string_is_printable(const char *s) {
+        for (; s && *s; s++)
+                if ((unsigned char) *s < 0x20 || *s == 0x7f)
+                        return false;
+        return true;
+}
+
 bool class_name_is_valid(const char *s) {
         size_t l = strlen(s);
 

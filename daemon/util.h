@@ -28,4 +28,7 @@ int parse_u64(const char *s, uint64_t *ret);
 int parse_bool(const char *s);
 
 bool class_name_is_valid(const char *s);
+/* Whether s has no control character (a newline in a logged string would
+ * start a forged log line). */
+bool string_is_printable(const char *s);
 char *strstrip(char *s);

@@ -95,6 +95,15 @@ class DBusTest(harness.BoostdTest):
         eventually(lambda: self.boost_file('background') == 0, msg='hold timeout')
         self.assertEqual(list(self.props.Get(IFACE, 'Holds')), [])
 
+    def test_hold_reason_cannot_forge_a_log_line(self):
+        for reason in ('x\n<0>forged emergency', 'bell\a', 'x' * 129):
+            self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.iface.Hold,
+                                 'interactive', dbus.UInt32(50), dbus.UInt32(0), reason)
+        self.assertEqual(self.props.Get(IFACE, 'Holds'), [])
+        self.assertEqual(self.boost_file('interactive'), 10)
+        with open(self.log_path()) as f:
+            self.assertNotIn('forged', f.read())
+
     def test_release_other_clients_cookie(self):
         other = dbus.bus.BusConnection(self.addr)
         cookie = dbus.Interface(other.get_object(NAME, PATH), IFACE).Hold(

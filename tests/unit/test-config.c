@@ -179,6 +179,20 @@ static const BadCase bad_cases[] = {
         { "[Daemon]\nBackend=\n", -EINVAL, "2: Backend=: expected auto, schedtune, uclamp or none" },
         { "Backend=none\n", -EINVAL, "1: key 'Backend' outside of any section" },
         { "[Daemon]\nthis is not a key\n", -EBADMSG, "2: syntax error: expected [Section], Key=Value or a comment" },
+        /* inih would take these as more of Class='s value */
+        { "[Rule:x]\nComm=foo\nClass=performance\n  background\n", -EINVAL,
+          "4: indented line: continuation lines are not supported" },
+        { "[Rule:x]\nComm=foo\n\tClass=performance\n", -EINVAL,
+          "3: indented line: continuation lines are not supported" },
+        /* indented comments and blank lines are read as such: the only error
+         * is the missing Class= */
+        { "[Rule:x]\n  # a comment\n\t; another\n   \nComm=foo\n", -EINVAL,
+          "1: rule 'x' has no Class=" },
+        /* a line inih would read in two pieces */
+        { "[Rule:x]\nComm=foo\nClass=performance\n# "
+          "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+          "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+          "xxxxxxxxxxxxxxxxxxxx\nClass=root\n", -E2BIG, "4: line longer than 198 bytes" },
         { "[Class:c1]\n[Class:c2]\n[Class:c3]\n[Class:c4]\n[Class:c5]\n[Class:c6]\n[Class:c7]\n"
           "[Class:c8]\n[Class:c9]\n[Class:c10]\n[Class:c11]\n[Class:c12]\n[Class:c13]\n",
           -ENOSPC, "13: too many classes: the kernel allows 16 groups counting root" },

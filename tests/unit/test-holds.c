@@ -44,6 +44,9 @@ static void test_bad_arguments(void **state) {
         memset(reason, 'x', sizeof(reason) - 1);
         reason[sizeof(reason) - 1] = '\0';
         assert_int_equal(holds_add(&h, 1, "g", 10, 0, ":1.1", 0, reason, NULL), -EINVAL);
+        /* a control character would forge a log line */
+        assert_int_equal(holds_add(&h, 1, "g", 10, 0, ":1.1", 0, "x\n<0>y", NULL), -EINVAL);
+        assert_int_equal(holds_add(&h, 1, "g", 10, 0, ":1.1", 0, "tab\there", NULL), -EINVAL);
         assert_int_equal(holds_add(&h, 1, "g", 10, 0, ":1.1", 0, "", NULL), 0);
         assert_int_equal(holds_add(&h, 1, "g", 10, 0, ":1.2", 0, "", NULL), -EEXIST);
         assert_int_equal(h.n, 1);
