@@ -2,6 +2,7 @@
 /* boostctl: command-line client of org.boostd.Boost1. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -310,13 +311,52 @@ static int cmd_monitor(sd_bus *bus) {
         }
 }
 
+/* The commands and how many arguments each takes (-1: any number more). */
+static bool verb_known(const char *verb, int n_args) {
+        static const struct {
+                const char *verb;
+                int min, max;
+        } verbs[] = {
+                { "status", 0, 0 },  { "get", 1, 1 },    { "set", 2, 2 },
+                { "classify", 2, 2 }, { "foreground", 1, 1 }, { "hold", 2, -1 },
+                { "mode", 0, 1 },    { "reload", 0, 0 }, { "monitor", 0, 0 },
+        };
+
+        for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+                if (strcmp(verb, verbs[i].verb) == 0)
+                        return n_args >= verbs[i].min && (verbs[i].max < 0 || n_args <= verbs[i].max);
+        return false;
+}
+
+/* "1.5" -> 1500000 µs; above 0. */
+static int parse_seconds(const char *s, uint64_t *ret) {
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(s, &end);
+        if (errno != 0 || end == s || *end != '\0' || !(d > 0) || d > 86400)
+                return -EINVAL;
+        *ret = (uint64_t) (d * 1e6);
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         sd_bus *bus = NULL;
         sd_bus_message *reply = NULL;
+        uint64_t timeout_usec = 0;
         const char *verb;
         uint32_t a, b;
         int r;
 
+        if (argc >= 2 && strncmp(argv[1], "--timeout-call", 14) == 0) {
+                const char *v = argv[1][14] == '=' ? argv[1] + 15 : argv[1][14] == '\0' && argc >= 3 ? argv[2] : NULL;
+
+                if (!v || parse_seconds(v, &timeout_usec) < 0)
+                        return usage_error("--timeout-call takes a number of seconds above 0");
+                argc -= argv[1][14] == '=' ? 1 : 2;
+                argv += argv[1][14] == '=' ? 1 : 2;
+        }
         if (argc < 2)
                 return usage_error("no command given");
         verb = argv[1];
@@ -328,12 +368,17 @@ int main(int argc, char *argv[]) {
                 printf("boostctl %s\n", BOOSTD_VERSION);
                 return EXIT_OK;
         }
+        /* A typo is a usage error, whether or not boostd is reachable. */
+        if (!verb_known(verb, argc - 2))
+                return usage_error("unknown command or wrong number of arguments");
 
         r = sd_bus_open_system(&bus);
         if (r < 0) {
                 fprintf(stderr, "boostctl: cannot connect to the system bus: %s\n", strerror(-r));
                 return EXIT_UNREACHABLE;
         }
+        if (timeout_usec > 0)
+                (void) sd_bus_set_method_call_timeout(bus, timeout_usec);
 
         if (strcmp(verb, "status") == 0 && argc == 2)
                 r = cmd_status(bus);

@@ -226,6 +226,16 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(self.boostctl('get', 'nope').returncode, 5)
         self.assertEqual(self.boostctl('set', 'interactive').returncode, 2)
         self.assertEqual(self.boostctl('frobnicate').returncode, 2)
+        # the command is checked before connecting: a typo is a usage error
+        # even without a bus, and --timeout-call works
+        nobus = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS='unix:path=/nonexistent')
+        self.assertEqual(self.boostctl('frobnicate', env=nobus).returncode, 2)
+        self.assertEqual(self.boostctl('get', env=nobus).returncode, 2)
+        self.assertEqual(self.boostctl('status', env=nobus).returncode, 3)
+        self.assertEqual(self.boostctl('--timeout-call', '0', 'status').returncode, 2)
+        r = self.boostctl('--timeout-call', '5', 'get', 'interactive')
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, '20 20'), r.stderr)
+        self.assertEqual(self.boostctl('--timeout-call=2.5', 'get', 'interactive').returncode, 0)
         r = self.boostctl('hold', 'background', '40', '--', 'sh', '-c', 'exit 3')
         self.assertEqual(r.returncode, 3)
         self.assertEqual(self.boostctl('mode', 'manual').returncode, 0)
