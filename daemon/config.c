@@ -2,6 +2,7 @@
 /* The configuration: /etc/boostd.conf and /etc/boostd.conf.d/ (*.conf). */
 #include <dirent.h>
 #include <ini.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -365,6 +366,28 @@ static int parse_class_key(Parser *p, const char *section, const char *name,
         return 1;
 }
 
+/* A user name or UID, resolved now: matching a process then compares
+ * UIDs, with no name lookup (which may go beyond /etc/passwd, to NSS) per
+ * exec event. A user added later needs a reload. */
+static int parse_user(const char *value, uid_t *ret) {
+        struct passwd pw, *pwp = NULL;
+        char buf[4096];
+        unsigned u;
+        int r;
+
+        if (parse_uint(value, (unsigned) -2, &u) == 0) {
+                *ret = (uid_t) u;
+                return 0;
+        }
+        r = getpwnam_r(value, &pw, buf, sizeof(buf), &pwp);
+        if (r != 0)
+                return -r;
+        if (!pwp)
+                return -ENOENT;
+        *ret = pw.pw_uid;
+        return 0;
+}
+
 static int parse_rule_key(Parser *p, const char *section, const char *name,
                           const char *key, const char *value) {
         int idx = config_find_rule(p->config, name);
@@ -389,8 +412,16 @@ static int parse_rule_key(Parser *p, const char *section, const char *name,
                         return parser_fail(p, -EINVAL, "Exe=%s: not an absolute path or glob", value);
                 return set_string(p, &r->exe, key, value);
         }
-        if (streq(key, "User"))
+        if (streq(key, "User")) {
+                int k = parse_user(value, &r->uid);
+
+                if (k == -ENOENT)
+                        return parser_fail(p, -ENOENT, "User=%s: no such user", value);
+                if (k < 0)
+                        return parser_fail(p, k, "User=%s: cannot look the user up: %s", value,
+                                           strerror(-k));
                 return set_string(p, &r->user, key, value);
+        }
         if (streq(key, "Pin")) {
                 int b = parse_bool(value);
 

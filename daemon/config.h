@@ -35,7 +35,8 @@ typedef struct Rule {
         char *slice;
         char *comm;
         char *exe;
-        char *user;             /* user name or numeric UID */
+        char *user;             /* user name or numeric UID, as written */
+        uid_t uid;              /* ... resolved once, at load */
         char *class_name;
         int class_index;        /* resolved after loading */
         bool pin;               /* Pin=: the class holds even in the foreground */

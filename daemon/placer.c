@@ -161,7 +161,7 @@ static int placer_target(Placer *p, pid_t pid, const char *cgroup, ClassifyReaso
         ProcessInfo info;
         int r;
 
-        r = proc_get_info(p->proc_root, pid, rules_need_user_names(c), &info, &buf);
+        r = proc_get_info(p->proc_root, pid, &info, &buf);
         if (r < 0)
                 return r;
         /* The caller's is as fresh as /proc's: it just read the unit's

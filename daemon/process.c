@@ -166,16 +166,12 @@ void process_info_buf_done(ProcessInfoBuf *buf) {
         free(buf->comm);
         free(buf->exe);
         free(buf->cgroup);
-        free(buf->user);
         memset(buf, 0, sizeof(*buf));
 }
 
-int proc_get_info(const char *proc_root, pid_t pid, bool user_name, ProcessInfo *info,
-                  ProcessInfoBuf *buf) {
+int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessInfoBuf *buf) {
         _cleanup_(freep) char *path = NULL;
         char exe[4096];
-        struct passwd pw, *pwp = NULL;
-        char pwbuf[1024];
         ssize_t l;
         int r;
 
@@ -207,15 +203,10 @@ int proc_get_info(const char *proc_root, pid_t pid, bool user_name, ProcessInfo 
                 exe[l] = '\0';
                 buf->exe = strdup(exe);
         }
-        /* A name lookup may go beyond /etc/passwd (NSS): only when a
-         * rule names a user. */
-        if (user_name && getpwuid_r(info->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
-                buf->user = strdup(pw.pw_name);
 
         info->comm = buf->comm;
         info->exe = buf->exe;
         info->cgroup = buf->cgroup;
-        info->user = buf->user;
         return 0;
 fail:
         process_info_buf_done(buf);

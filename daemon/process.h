@@ -27,20 +27,17 @@ typedef struct ProcessInfo {
         const char *exe;        /* /proc/PID/exe target, NULL if unknown */
         const char *cgroup;     /* cgroup v2 path, e.g. /system.slice/foo.service */
         uid_t uid;
-        const char *user;       /* user name of uid, NULL if unknown */
 } ProcessInfo;
 
-/* Fills info with comm, exe, cgroup (v2 line), uid and, with user_name,
- * user; the strings are allocated in *ret_buf, freed by the caller. */
+/* Fills info with comm, exe, cgroup (v2 line) and uid; the strings are
+ * allocated in *ret_buf, freed by the caller. */
 typedef struct ProcessInfoBuf {
         char *comm;
         char *exe;
         char *cgroup;
-        char *user;
 } ProcessInfoBuf;
 
-int proc_get_info(const char *proc_root, pid_t pid, bool user_name, ProcessInfo *info,
-                  ProcessInfoBuf *buf);
+int proc_get_info(const char *proc_root, pid_t pid, ProcessInfo *info, ProcessInfoBuf *buf);
 void process_info_buf_done(ProcessInfoBuf *buf);
 
 /* 1 if pid is alive with the same start time, 0 if gone or reused. */

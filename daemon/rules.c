@@ -85,20 +85,13 @@ bool cgroup_path_is_in(const char *cgroup, const char *dir) {
         return strncmp(cgroup, dir, l) == 0 && (cgroup[l] == '\0' || cgroup[l] == '/');
 }
 
-static bool match_user(const char *want, const ProcessInfo *p) {
-        unsigned u;
-
-        if (parse_uint(want, (unsigned) -2, &u) == 0)
-                return p->uid == (uid_t) u;
-        return p->user && streq(want, p->user);
-}
 
 static bool rule_matches(const Rule *r, const ProcessInfo *p) {
         if (r->comm && (!p->comm || fnmatch(r->comm, p->comm, 0) != 0))
                 return false;
         if (r->exe && (!p->exe || fnmatch(r->exe, p->exe, 0) != 0))
                 return false;
-        if (r->user && !match_user(r->user, p))
+        if (r->user && p->uid != r->uid)
                 return false;
         if (r->unit) {
                 char buf[256];
@@ -125,13 +118,4 @@ int rules_classify(const Config *c, const ProcessInfo *p) {
         if (i < 0)
                 return c->default_class_index;
         return c->rules[i].class_index;
-}
-
-bool rules_need_user_names(const Config *c) {
-        unsigned u;
-
-        for (size_t i = 0; i < c->n_rules; i++)
-                if (c->rules[i].user && parse_uint(c->rules[i].user, (unsigned) -2, &u) < 0)
-                        return true;
-        return false;
 }

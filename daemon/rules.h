@@ -25,6 +25,3 @@ int rules_find(const Config *c, const ProcessInfo *p);
  * matches). */
 int rules_classify(const Config *c, const ProcessInfo *p);
 
-/* Whether a rule names a user by name (not UID), so that processes need
- * their user's name looked up. */
-bool rules_need_user_names(const Config *c);

@@ -179,6 +179,8 @@ static const BadCase bad_cases[] = {
         { "[Daemon]\nBackend=\n", -EINVAL, "2: Backend=: expected auto, schedtune, uclamp or none" },
         { "Backend=none\n", -EINVAL, "1: key 'Backend' outside of any section" },
         { "[Daemon]\nthis is not a key\n", -EBADMSG, "2: syntax error: expected [Section], Key=Value or a comment" },
+        { "[Rule:x]\nComm=foo\nUser=no-such-user-boostd\nClass=root\n", -ENOENT,
+          "3: User=no-such-user-boostd: no such user" },
         /* inih would take these as more of Class='s value */
         { "[Rule:x]\nComm=foo\nClass=performance\n  background\n", -EINVAL,
           "4: indented line: continuation lines are not supported" },

@@ -22,7 +22,7 @@ static const char rules_text[] =
         "[Rule:steam]\nUnit=app-steam-*.scope\nClass=games\n"
         "[Rule:builds]\nSlice=build.slice\nClass=background\n"
         "[Rule:blender]\nExe=/usr/bin/blender\nClass=performance\n"
-        "[Rule:alice-editor]\nComm=vim\nUser=alice\nClass=interactive\n"
+        "[Rule:nobody-editor]\nComm=vim\nUser=nobody\nClass=interactive\n"
         "[Rule:uid-editor]\nComm=emacs\nUser=1001\nClass=interactive\n";
 
 static void test_unit_and_scope(void **state) {
@@ -63,7 +63,7 @@ static void test_slice_any_level(void **state) {
 
 static void test_comm_exe_user(void **state) {
         Config *c = load(rules_text);
-        ProcessInfo p = { .comm = "blender", .exe = "/usr/bin/blender", .uid = 1000, .user = "bob" };
+        ProcessInfo p = { .comm = "blender", .exe = "/usr/bin/blender", .uid = 1000 };
 
         (void) state;
         assert_int_equal(rules_classify(c, &p), config_find_class(c, "performance"));
@@ -73,11 +73,11 @@ static void test_comm_exe_user(void **state) {
         assert_int_equal(rules_find(c, &p), -ENOENT);
 
         /* every key of a rule must match */
-        p = (ProcessInfo) { .comm = "vim", .uid = 1000, .user = "alice" };
+        p = (ProcessInfo) { .comm = "vim", .uid = 65534 };     /* nobody */
         assert_int_equal(rules_find(c, &p), 4);
-        p.user = "bob";
+        p.uid = 1000;
         assert_int_equal(rules_find(c, &p), -ENOENT);
-        p = (ProcessInfo) { .comm = "emacs", .uid = 1001, .user = NULL };
+        p = (ProcessInfo) { .comm = "emacs", .uid = 1001 };
         assert_int_equal(rules_find(c, &p), 5);
         p.uid = 1002;
         assert_int_equal(rules_find(c, &p), -ENOENT);
@@ -107,15 +107,13 @@ static void test_default_class(void **state) {
         config_free(c);
 }
 
-/* User names are looked up only when a rule names a user by name. */
-static void test_need_user_names(void **state) {
-        Config *c = load(rules_text);
+/* A user name is resolved once, at load: matching compares UIDs. */
+static void test_user_resolved_at_load(void **state) {
+        Config *c = load("[Rule:a]\nUser=root\nClass=background\n[Rule:b]\nUser=65534\nClass=background\n");
 
         (void) state;
-        assert_true(rules_need_user_names(c));
-        config_free(c);
-        c = load("[Rule:a]\nUser=1001\nClass=background\n[Rule:b]\nComm=x\nClass=background\n");
-        assert_false(rules_need_user_names(c));
+        assert_int_equal(c->rules[0].uid, 0);
+        assert_int_equal(c->rules[1].uid, 65534);
         config_free(c);
 }
 
@@ -126,7 +124,7 @@ int main(void) {
                 cmocka_unit_test(test_comm_exe_user),
                 cmocka_unit_test(test_first_match_wins),
                 cmocka_unit_test(test_default_class),
-                cmocka_unit_test(test_need_user_names),
+                cmocka_unit_test(test_user_resolved_at_load),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
