@@ -30,7 +30,8 @@ static void help(void) {
                "Commands:\n"
                "  status                         Backend, mode, power state, groups, holds\n"
                "  get GROUP                      Print the base and effective boost\n"
-               "  set GROUP N                    Set the base boost of GROUP (0..100)\n"
+               "  set GROUP N|default            Set the base boost of GROUP (0..100), or go\n"
+               "                                 back to the configured one\n"
                "  classify PID GROUP             Move a process into GROUP\n"
                "  foreground PID                 Tell boostd which process has the focus\n"
                "  hold GROUP N [--timeout MS] [--reason TEXT] -- COMMAND [ARGS]\n"
@@ -86,7 +87,19 @@ static int get_string_property(sd_bus *bus, const char *name, char **ret, sd_bus
         return sd_bus_get_property_string(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, name, e, ret);
 }
 
-static int print_groups(sd_bus_message *m, const char *indent) {
+/* Whether list (" a b c ") has the word w. */
+static bool word_in(const char *list, const char *w) {
+        size_t l = strlen(w);
+
+        for (const char *p = strstr(list, w); p; p = strstr(p + 1, w))
+                if (p > list && p[-1] == ' ' && p[l] == ' ')
+                        return true;
+        return false;
+}
+
+/* The groups; with overrides (the Overrides property, or NULL), where each
+ * base comes from. */
+static int print_groups(sd_bus_message *m, const char *indent, const char *overrides) {
         const char *name;
         uint32_t base, eff;
         int r;
@@ -94,8 +107,12 @@ static int print_groups(sd_bus_message *m, const char *indent) {
         r = sd_bus_message_enter_container(m, 'a', "(suu)");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_read(m, "(suu)", &name, &base, &eff)) > 0)
-                printf("%s%-16s base %3" PRIu32 "  effective %3" PRIu32 "\n", indent, name, base, eff);
+        while ((r = sd_bus_message_read(m, "(suu)", &name, &base, &eff)) > 0) {
+                printf("%s%-16s base %3" PRIu32 "  effective %3" PRIu32, indent, name, base, eff);
+                if (overrides)
+                        printf("  (%s)", word_in(overrides, name) ? "override" : "config");
+                printf("\n");
+        }
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
@@ -122,9 +139,29 @@ static int print_holds(sd_bus_message *m, const char *indent) {
         return sd_bus_message_exit_container(m);
 }
 
+/* " name1 name2 ... ": the groups with a SetBoost() base. */
+static int overrides_to_text(sd_bus_message *m, char **ret) {
+        size_t n = 0;
+        FILE *f = open_memstream(ret, &n);
+        const char *name;
+        uint32_t boost;
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        fputc(' ', f);
+        r = sd_bus_message_enter_container(m, 'a', "(su)");
+        while (r >= 0 && (r = sd_bus_message_read(m, "(su)", &name, &boost)) > 0)
+                fprintf(f, "%s ", name);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        return r < 0 ? r : 0;
+}
+
 static int cmd_status(sd_bus *bus) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
+        char *overrides = NULL;
         static const char *const props[] = { "Version", "Backend", "Mode", "PowerState" };
         int r;
 
@@ -140,11 +177,19 @@ static int cmd_status(sd_bus *bus) {
                 printf("%-11s %s\n", props[i], v);
                 free(v);
         }
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Overrides", &e, &reply,
+                                "a(su)");
+        if (r < 0)
+                goto fail;
+        r = overrides_to_text(reply, &overrides);
+        reply = sd_bus_message_unref(reply);
+        if (r < 0)
+                goto fail;
         r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Groups", &e, &reply, "a(suu)");
         if (r < 0)
                 goto fail;
         printf("Groups:\n");
-        r = print_groups(reply, "  ");
+        r = print_groups(reply, "  ", overrides);
         reply = sd_bus_message_unref(reply);
         if (r < 0)
                 goto fail;
@@ -156,8 +201,10 @@ static int cmd_status(sd_bus *bus) {
         reply = sd_bus_message_unref(reply);
         if (r < 0)
                 goto fail;
+        free(overrides);
         return EXIT_OK;
 fail:
+        free(overrides);
         r = exit_for_error(&e, r);
         sd_bus_error_free(&e);
         return r;
@@ -277,7 +324,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
                         printf("%s %s\n", name, s);
                 else if (strcmp(contents, "a(suu)") == 0) {
                         printf("%s\n", name);
-                        (void) print_groups(m, "  ");
+                        (void) print_groups(m, "  ", NULL);
                 } else if (strcmp(contents, "a(suuts)") == 0) {
                         printf("%s\n", name);
                         (void) print_holds(m, "  ");
@@ -387,8 +434,10 @@ int main(int argc, char *argv[]) {
                 if (r == EXIT_OK && sd_bus_message_read(reply, "uu", &a, &b) > 0)
                         printf("%" PRIu32 " %" PRIu32 "\n", a, b);
         } else if (strcmp(verb, "set") == 0 && argc == 4) {
-                if (parse_u32(argv[3], &a) < 0)
-                        r = usage_error("the boost must be a number 0..100");
+                if (strcmp(argv[3], "default") == 0)
+                        r = call(bus, "ResetBoost", NULL, "s", argv[2]);
+                else if (parse_u32(argv[3], &a) < 0)
+                        r = usage_error("the boost must be a number 0..100 or \"default\"");
                 else
                         r = call(bus, "SetBoost", NULL, "su", argv[2], a);
         } else if (strcmp(verb, "classify") == 0 && argc == 4) {

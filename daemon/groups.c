@@ -120,7 +120,32 @@ int groups_set_override(Groups *g, const char *group, unsigned boost) {
         (void) state_set_override(g->state, group, boost);
         state_commit(g->state);
         groups_changed(g, "Groups");
+        groups_changed(g, "Overrides");
         log_info(g->log, "Group %s: base boost set to %u.", group, boost);
+        return 0;
+}
+
+int groups_clear_override(Groups *g, const char *group) {
+        GroupPolicy old;
+        int i, r;
+
+        i = groups_find(g, group);
+        if (i < 0)
+                return i;
+        if (!g->groups[i].policy.has_override)
+                return 0;
+        old = g->groups[i].policy;
+        g->groups[i].policy.has_override = false;
+        r = groups_apply(g, (size_t) i, NULL);
+        if (r < 0) {
+                g->groups[i].policy = old;
+                return r;
+        }
+        state_clear_override(g->state, group);
+        state_commit(g->state);
+        groups_changed(g, "Groups");
+        groups_changed(g, "Overrides");
+        log_info(g->log, "Group %s: base boost back to the configured value.", group);
         return 0;
 }
 
@@ -337,6 +362,7 @@ int groups_reconfigure(Groups *g, const Config *c) {
         groups_rearm_hold_timer(g);
         state_commit(g->state);
         groups_changed(g, "Groups");
+        groups_changed(g, "Overrides");
         groups_changed(g, "Holds");
         return 0;
 }

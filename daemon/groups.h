@@ -63,6 +63,9 @@ int groups_apply_all(Groups *g);
 /* The base boost from SetBoost(): -ERANGE, -ENOENT, or the backend's
  * error with the old value kept. Saved in the state. */
 int groups_set_override(Groups *g, const char *group, unsigned boost);
+/* ResetBoost(): back to the configured base; -ENOENT, or the backend's
+ * error with the override kept. */
+int groups_clear_override(Groups *g, const char *group);
 /* The SetBoost() values of an earlier run, from the state. */
 void groups_restore_overrides(Groups *g);
 int groups_set_input_boost(Groups *g, const char *group, unsigned boost);

@@ -88,6 +88,38 @@ static int method_set_boost(sd_bus_message *msg, void *userdata, sd_bus_error *e
         return bus_authorize(m, msg, "org.boostd.set-boost", perform_set_boost, error);
 }
 
+/* ResetBoost(s group) */
+static int perform_reset_boost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *group;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &group);
+        if (r < 0)
+                return r;
+        r = manager_reset_boost(m, group);
+        if (r == -ENOENT)
+                return bus_check_group(m, group, error);
+        if (r < 0)
+                return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to reset boost of %s: %s",
+                                 group, strerror(-r));
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_reset_boost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *group;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &group);
+        if (r < 0)
+                return r;
+        r = bus_check_group(m, group, error);
+        if (r < 0)
+                return r;
+        return bus_authorize(m, msg, "org.boostd.set-boost", perform_reset_boost, error);
+}
+
 static int method_get_boost(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *group;
@@ -422,6 +454,30 @@ static int property_get_groups(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_close_container(reply);
 }
 
+/* Overrides: a(su): the groups whose base comes from SetBoost(), not the
+ * configuration, with that base. */
+static int property_get_overrides(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        r = sd_bus_message_open_container(reply, 'a', "(su)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->groups.n; i++) {
+                const GroupPolicy *p = &m->groups.groups[i].policy;
+
+                if (!p->has_override)
+                        continue;
+                r = sd_bus_message_append(reply, "(su)", m->groups.groups[i].name, (uint32_t) p->override);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
 /* Holds: a(suuts): group, boost, holder's UID, deadline (CLOCK_MONOTONIC
  * usec, 0 = none), reason. Cookies are not shown. */
 static int property_get_holds(sd_bus *bus, const char *path, const char *interface,
@@ -456,10 +512,14 @@ static const sd_bus_vtable boost_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Holds", "a(suuts)", property_get_holds, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Overrides", "a(su)", property_get_overrides, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 
         SD_BUS_METHOD_WITH_NAMES("SetBoost", "su", SD_BUS_PARAM(group) SD_BUS_PARAM(boost),
                                  NULL, , method_set_boost, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ResetBoost", "s", SD_BUS_PARAM(group),
+                                 NULL, , method_reset_boost, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetBoost", "s", SD_BUS_PARAM(group),
                                  "uu", SD_BUS_PARAM(base) SD_BUS_PARAM(effective),
                                  method_get_boost, SD_BUS_VTABLE_UNPRIVILEGED),

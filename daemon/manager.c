@@ -299,6 +299,10 @@ int manager_set_boost(Manager *m, const char *group, unsigned boost) {
         return groups_set_override(&m->groups, group, boost);
 }
 
+int manager_reset_boost(Manager *m, const char *group) {
+        return groups_clear_override(&m->groups, group);
+}
+
 int manager_get_boost(Manager *m, const char *group, unsigned *ret_base, unsigned *ret_effective) {
         int i = groups_find(&m->groups, group);
 

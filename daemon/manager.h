@@ -94,6 +94,7 @@ void manager_bus_gone(Manager *m);
 
 /* The API, by name; the previous state stays in force on error. */
 int manager_set_boost(Manager *m, const char *group, unsigned boost);
+int manager_reset_boost(Manager *m, const char *group);
 int manager_get_boost(Manager *m, const char *group, unsigned *ret_base, unsigned *ret_effective);
 int manager_classify(Manager *m, pid_t pid, const char *group);
 int manager_set_foreground(Manager *m, pid_t pid);

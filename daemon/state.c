@@ -109,6 +109,15 @@ int state_set_override(State *j, const char *group, unsigned boost) {
         return 0;
 }
 
+void state_clear_override(State *j, const char *group) {
+        for (size_t i = 0; i < j->n_overrides; i++)
+                if (streq(j->overrides[i].group, group)) {
+                        j->overrides[i] = j->overrides[--j->n_overrides];
+                        j->dirty = true;
+                        return;
+                }
+}
+
 const StateOverride *state_get_override(const State *j, const char *group) {
         for (size_t i = 0; i < j->n_overrides; i++)
                 if (streq(j->overrides[i].group, group))

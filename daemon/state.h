@@ -84,4 +84,5 @@ StatePid *state_pid_find(StatePid *list, size_t n, pid_t pid);
 size_t state_pid_prune(StatePid **list, size_t *n, const char *proc_root);
 
 int state_set_override(State *j, const char *group, unsigned boost);
+void state_clear_override(State *j, const char *group);
 const StateOverride *state_get_override(const State *j, const char *group);

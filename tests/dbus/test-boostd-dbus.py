@@ -41,6 +41,37 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(tuple(self.iface.GetBoost('interactive')), (42, 42))
         self.assertEqual(self.groups()['interactive'], (42, 42))
 
+    def test_reset_boost_and_overrides(self):
+        self.assertEqual(self.props.Get(IFACE, 'Overrides'), [])
+        self.iface.SetBoost('performance', dbus.UInt32(77))
+        self.assertEqual(self.props.Get(IFACE, 'Overrides'), [('performance', 77)])
+        r = self.boostctl('status')
+        self.assertRegex(r.stdout, r'performance +base +77 +effective +77 +\(override\)')
+        self.assertRegex(r.stdout, r'interactive +base +10 +effective +10 +\(config\)')
+        # kept across a reload and a restart
+        self.iface.Reload()
+        self.stop_daemon()
+        self.start_daemon()
+        self.assertEqual(self.props.Get(IFACE, 'Overrides'), [('performance', 77)])
+        self.assertEqual(self.boost_file('performance'), 77)
+        # back to the configured value, through the API and through boostctl
+        self.iface.ResetBoost('performance')
+        self.assertEqual(self.props.Get(IFACE, 'Overrides'), [])
+        self.assertEqual(self.iface.GetBoost('performance'), (50, 50))
+        self.assertEqual(self.boost_file('performance'), 50)
+        self.iface.SetBoost('interactive', dbus.UInt32(30))
+        self.assertEqual(self.boostctl('set', 'interactive', 'default').returncode, 0)
+        self.assertEqual(self.boost_file('interactive'), 10)
+        self.iface.ResetBoost('interactive')        # nothing to reset: fine
+        self.assertDBusError(ERR + 'UnknownGroup', self.iface.ResetBoost, 'nope')
+        r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'ResetBoost', 's', 'interactive')
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('Access denied', r.stderr)
+        # and the reset survives a restart
+        self.stop_daemon()
+        self.start_daemon()
+        self.assertEqual(self.props.Get(IFACE, 'Overrides'), [])
+
     def test_bad_input_keeps_state(self):
         self.iface.SetBoost('interactive', dbus.UInt32(7))
         self.assertDBusError(ERR + 'InvalidBoost', self.iface.SetBoost, 'interactive',
