@@ -244,8 +244,11 @@ static char *parser_reader(char *str, int num, void *stream) {
                 _cleanup_(freep) char *section = NULL;
 
                 e = strchr(s, ']');
-                if (!e)
-                        return str;     /* inih reports the syntax error */
+                if (!e) {
+                        /* inih would go on in the section before */
+                        parser_fail(p, -EBADMSG, "unclosed section header: expected ']'");
+                        return NULL;
+                }
                 section = strndup(s + 1, (size_t) (e - s - 1));
                 if (!section)
                         return NULL;

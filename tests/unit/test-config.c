@@ -181,6 +181,9 @@ static const BadCase bad_cases[] = {
         { "[Daemon]\nthis is not a key\n", -EBADMSG, "2: syntax error: expected [Section], Key=Value or a comment" },
         { "[Rule:x]\nComm=foo\nUser=no-such-user-boostd\nClass=root\n", -ENOENT,
           "3: User=no-such-user-boostd: no such user" },
+        /* an unclosed section header, at its own line */
+        { "[Daemon]\nBackend=auto\n[Rule:x\nComm=foo\n", -EBADMSG,
+          "3: unclosed section header: expected ']'" },
         /* inih would take these as more of Class='s value */
         { "[Rule:x]\nComm=foo\nClass=performance\n  background\n", -EINVAL,
           "4: indented line: continuation lines are not supported" },
