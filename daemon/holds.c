@@ -42,6 +42,15 @@ unsigned holds_count_owner(const Holds *h, const char *owner) {
         return n;
 }
 
+static unsigned holds_count_uid(const Holds *h, uid_t uid) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < h->n; i++)
+                if (h->holds[i].uid == uid)
+                        n++;
+        return n;
+}
+
 int holds_add(Holds *h, uint32_t cookie, const char *group, unsigned boost,
               uint64_t deadline, const char *owner, uid_t uid, const char *reason,
               Hold **ret) {
@@ -54,6 +63,8 @@ int holds_add(Holds *h, uint32_t cookie, const char *group, unsigned boost,
         if (holds_find(h, cookie))
                 return -EEXIST;
         if (holds_count_owner(h, owner) >= h->max_per_owner || h->n >= HOLDS_MAX)
+                return -EUSERS;
+        if (uid != 0 && holds_count_uid(h, uid) >= HOLDS_PER_UID_MAX)
                 return -EUSERS;
 
         n = realloc(h->holds, (h->n + 1) * sizeof(Hold));

@@ -9,6 +9,9 @@
 #include <sys/types.h>
 
 #define HOLDS_MAX 256U          /* all clients together */
+#define HOLDS_PER_UID_MAX 64U   /* all clients of one user but root: one
+                                 * user opening many connections cannot
+                                 * take the whole table */
 #define HOLD_REASON_MAX 128U
 
 typedef struct Hold {
@@ -31,7 +34,8 @@ typedef struct Holds {
 void holds_init(Holds *h, unsigned max_per_owner);
 void holds_done(Holds *h);
 
-/* -EINVAL bad arguments, -EUSERS owner at its limit or table full,
+/* -EINVAL bad arguments, -EUSERS owner or its (non-root) UID at its
+ * limit, or table full,
  * -EEXIST cookie in use (the caller draws another). */
 int holds_add(Holds *h, uint32_t cookie, const char *group, unsigned boost,
               uint64_t deadline, const char *owner, uid_t uid, const char *reason,

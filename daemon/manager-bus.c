@@ -274,8 +274,9 @@ static int perform_hold(sd_bus_message *msg, void *userdata, sd_bus_error *error
         if (r == -EINVAL)
                 return bus_hold_reason_error(error);
         if (r == -EUSERS)
-                return bus_error(error, r, BOOST_ERROR_TOO_MANY_HOLDS, "At most %u holds per client",
-                                 m->groups.holds.max_per_owner);
+                return bus_error(error, r, BOOST_ERROR_TOO_MANY_HOLDS,
+                                 "At most %u holds per client, %u per user and %u in all",
+                                 m->groups.holds.max_per_owner, HOLDS_PER_UID_MAX, HOLDS_MAX);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to apply the hold: %s",
                                  strerror(-r));

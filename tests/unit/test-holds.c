@@ -69,6 +69,25 @@ static void test_per_owner_limit(void **state) {
         holds_done(&h);
 }
 
+/* One user with many connections cannot take the whole table; root can. */
+static void test_per_uid_limit(void **state) {
+        Holds h;
+        char owner[32];
+
+        (void) state;
+        holds_init(&h, 1);
+        for (uint32_t i = 1; i <= HOLDS_PER_UID_MAX; i++) {
+                snprintf(owner, sizeof(owner), ":1.%u", i);
+                assert_int_equal(holds_add(&h, i, "g", 1, 0, owner, 1000, "", NULL), 0);
+        }
+        assert_int_equal(holds_add(&h, 1000, "g", 1, 0, ":2.1", 1000, "", NULL), -EUSERS);
+        assert_int_equal(holds_add(&h, 1001, "g", 1, 0, ":2.2", 1001, "", NULL), 0);
+        assert_int_equal(holds_add(&h, 1002, "g", 1, 0, ":2.3", 0, "", NULL), 0);
+        assert_int_equal(holds_release(&h, 1, ":1.1", NULL), 0);
+        assert_int_equal(holds_add(&h, 1003, "g", 1, 0, ":2.1", 1000, "", NULL), 0);
+        holds_done(&h);
+}
+
 static void test_global_limit(void **state) {
         Holds h;
         char owner[32];
@@ -115,6 +134,7 @@ int main(void) {
                 cmocka_unit_test(test_add_release),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_per_owner_limit),
+                cmocka_unit_test(test_per_uid_limit),
                 cmocka_unit_test(test_global_limit),
                 cmocka_unit_test(test_expiry),
         };
