@@ -11,6 +11,7 @@ static const char *const reason_names[_CLASSIFY_REASON_MAX] = {
         [CLASSIFY_PINNED] = "pinned rule",
         [CLASSIFY_GAME] = "game",
         [CLASSIFY_FOREGROUND] = "foreground",
+        [CLASSIFY_INHERITED] = "inherited",
         [CLASSIFY_RULE] = "rule",
         [CLASSIFY_DEFAULT] = "default",
 };
@@ -51,6 +52,9 @@ int classify_process(const Config *c, const ClassifyFacts *f, ClassifyReason *re
                 reason = CLASSIFY_FOREGROUND;
                 if (class != perf && inter >= 0)
                         class = inter;
+        } else if (f->inherited && f->inherited_class < c->n_classes) {
+                reason = CLASSIFY_INHERITED;
+                class = f->inherited_class;
         }
 done:
         if (ret_reason)

@@ -14,6 +14,7 @@ typedef enum ClassifyReason {
         CLASSIFY_PINNED,        /* the first matching rule has Pin=yes */
         CLASSIFY_GAME,          /* registered with GameMode */
         CLASSIFY_FOREGROUND,    /* the foreground process, or in its unit */
+        CLASSIFY_INHERITED,     /* a parent's Classify(), game or foreground */
         CLASSIFY_RULE,          /* the first matching rule */
         CLASSIFY_DEFAULT,       /* DefaultClass= */
         _CLASSIFY_REASON_MAX,
@@ -24,12 +25,14 @@ typedef struct ClassifyFacts {
         int explicit_class;     /* the class Classify() gave, -1 if none */
         bool game;
         bool foreground;
+        bool inherited;         /* a parent's own decision gave it ... */
+        size_t inherited_class; /* ... this class */
 } ClassifyFacts;
 
 /* The class index for a process:
  *   Classify() > a rule with Pin=yes > GameMode game (performance) >
  *   foreground (interactive, or performance if its rule gives that) >
- *   the first matching rule > DefaultClass=.
+ *   a parent's decision > the first matching rule > DefaultClass=.
  * Pin= belongs to the rule that matches first: a later rule never
  * pins. */
 int classify_process(const Config *c, const ClassifyFacts *f, ClassifyReason *ret_reason);

@@ -15,6 +15,8 @@
  * many are. */
 #define LINGER_CHECK_USEC (2 * USEC_PER_SEC)
 #define LINGERING_MAX 4096U
+/* How far up the parent chain a decision is looked for. */
+#define INHERIT_DEPTH_MAX 32U
 
 void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,
                  const LogContext *log) {
@@ -87,6 +89,16 @@ static bool pidfd_still_alive(int fd) {
         return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0 || errno != ESRCH;
 }
 
+/* Remembers that boostd took the process out of the group it had placed
+ * it in. */
+static void placer_released(Placer *p, const ProcessId *id) {
+        StatePid *e = state_pid_find(p->state->placed, p->state->n_placed, id->pid);
+
+        if (!e || e->id.start_time != id->start_time)
+                return;
+        p->released[p->n_released++ % ELEMENTSOF(p->released)] = *e;
+}
+
 static int placer_move(Placer *p, pid_t pid, size_t g, bool record) {
         _cleanup_(closep) int fd = -1;
         State *j = p->state;
@@ -96,6 +108,8 @@ static int placer_move(Placer *p, pid_t pid, size_t g, bool record) {
         r = placer_pin_process(p, pid, &id, &fd);
         if (r < 0)
                 return r;
+        if (g == 0)
+                placer_released(p, &id);
         r = placer_attach(p, &id, g);
         if (r >= 0 && fd < 0 && process_id_is_current(p->proc_root, &id) <= 0)
                 r = -ESRCH;
@@ -151,14 +165,48 @@ bool placer_is_game(Placer *p, pid_t pid) {
         return false;
 }
 
+/* Whether pid's own decision is one its children inherit: Classify(),
+ * GameMode, or SetForeground() of that very process. */
+static bool placer_decided_for(Placer *p, pid_t pid) {
+        StatePid *e = state_pid_find(p->state->classified, p->state->n_classified, pid);
+
+        if (e && process_id_is_current(p->proc_root, &e->id) > 0)
+                return true;
+        if (placer_is_game(p, pid))
+                return true;
+        return pid == p->foreground.pid && process_id_is_current(p->proc_root, &p->foreground) > 0;
+}
+
+/* The nearest ancestor of pid whose own decision its children inherit,
+ * 0 if none. The chain is read at each placement: a child reparented
+ * after its decided parent exited no longer inherits. */
+static pid_t placer_decided_ancestor(Placer *p, pid_t pid) {
+        if (p->state->n_classified == 0 && p->n_games == 0 && p->foreground.pid <= 0)
+                return 0;       /* nothing to inherit: no /proc reads */
+        for (unsigned depth = 0; depth < INHERIT_DEPTH_MAX; depth++) {
+                pid_t ppid;
+
+                if (proc_get_parent(p->proc_root, pid, &ppid) < 0 || ppid <= 1)
+                        return 0;
+                if (placer_decided_for(p, ppid))
+                        return ppid;
+                pid = ppid;
+        }
+        return 0;
+}
+
 /* The class a process belongs in (classify.h); cgroup is where the caller
- * found it, NULL to look it up. */
-static int placer_target(Placer *p, pid_t pid, const char *cgroup, ClassifyReason *ret_reason) {
+ * found it, NULL to look it up. With inherit, a parent's decision counts
+ * (its PID in *ret_from). */
+static int placer_target(Placer *p, pid_t pid, const char *cgroup, bool inherit, ClassifyReason *ret_reason,
+                         pid_t *ret_from) {
         const Config *c = p->groups->config;
         StatePid *e = state_pid_find(p->state->classified, p->state->n_classified, pid);
         ClassifyFacts f = { .explicit_class = -1 };
+        ClassifyReason reason;
         ProcessInfoBuf buf;
         ProcessInfo info;
+        pid_t from = 0;
         int r;
 
         r = proc_get_info(p->proc_root, pid, &info, &buf);
@@ -175,9 +223,58 @@ static int placer_target(Placer *p, pid_t pid, const char *cgroup, ClassifyReaso
                 f.explicit_class = groups_find(p->groups, e->group);
         f.game = placer_is_game(p, pid);
         f.foreground = placer_is_foreground(p, pid, info.cgroup);
-        r = classify_process(c, &f, ret_reason);
+        if (inherit && f.explicit_class < 0 && !f.game && !f.foreground) {
+                from = placer_decided_ancestor(p, pid);
+                r = from > 0 ? placer_target(p, from, NULL, false, NULL, NULL) : -ESRCH;
+                if (r >= 0) {
+                        f.inherited = true;
+                        f.inherited_class = (size_t) r;
+                }
+        }
+        r = classify_process(c, &f, &reason);
         process_info_buf_done(&buf);
+        if (ret_reason)
+                *ret_reason = reason;
+        if (ret_from)
+                *ret_from = reason == CLASSIFY_INHERITED ? from : 0;
         return r;
+}
+
+/* Whether boostd just took pid out of group (placer_released()). */
+static bool placer_was_released(Placer *p, pid_t pid, const char *group) {
+        for (size_t i = 0; i < MIN(p->n_released, ELEMENTSOF(p->released)); i++)
+                if (p->released[i].id.pid == pid && streq(p->released[i].group, group))
+                        return process_id_is_current(p->proc_root, &p->released[i].id) > 0;
+        return false;
+}
+
+/* Whether boostd put the process in the group it is in: it placed it
+ * there, or the process forked there from one it placed (and may have
+ * just taken out again). One moved by hand, or forked from one moved by
+ * hand, is not. */
+static bool placer_put_there(Placer *p, pid_t pid) {
+        char cur[CLASS_NAME_MAX], up[CLASS_NAME_MAX];
+
+        if (!p->backend || !p->backend->vt || !p->backend->vt->group_of ||
+            p->backend->vt->group_of(p->backend, pid, cur, sizeof(cur)) < 0)
+                return true;    /* cannot tell: placed as before */
+        if (streq(cur, p->groups->groups[0].name))
+                return true;
+        for (unsigned depth = 0; depth < INHERIT_DEPTH_MAX; depth++) {
+                StatePid *e = state_pid_find(p->state->placed, p->state->n_placed, pid);
+                pid_t ppid;
+
+                if (e && process_id_is_current(p->proc_root, &e->id) > 0)
+                        return streq(e->group, cur);
+                if (proc_get_parent(p->proc_root, pid, &ppid) < 0 || ppid <= 1)
+                        return false;
+                if (placer_was_released(p, ppid, cur))
+                        return true;
+                if (p->backend->vt->group_of(p->backend, ppid, up, sizeof(up)) < 0 || !streq(up, cur))
+                        return false;
+                pid = ppid;
+        }
+        return false;
 }
 
 typedef enum PlaceCheck {
@@ -213,11 +310,18 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
         ClassifyReason reason;
         int g;
 
-        g = placer_target(p, pid, cgroup, &reason);
+        g = placer_target(p, pid, cgroup, true, &reason, NULL);
         if (g < 0)
                 return g;
         if (reason == CLASSIFY_EXPLICIT)
                 return 0;       /* Classify() put it there */
+        /* DefaultClass=root: no one decided for it, so it stays where it
+         * is, unless boostd itself put it there (a foreground that lost
+         * the focus, a rule that no longer matches). */
+        if (reason == CLASSIFY_DEFAULT && g == 0 && !placer_put_there(p, pid)) {
+                log_debug(p->log, "PID %d: no one decided, leaving it where it is.", (int) pid);
+                return 0;
+        }
         switch (placer_check(p, pid, (size_t) g, by_hand_wins)) {
         case PLACE_THERE:
                 return 0;
@@ -348,7 +452,7 @@ void placer_restore(Placer *p) {
 
                 p->foreground = j->foreground;
                 (void) classify_app_unit(cg, &p->foreground_unit);
-                g = placer_target(p, j->foreground.pid, cg, NULL);
+                g = placer_target(p, j->foreground.pid, cg, false, NULL, NULL);
                 if (g >= 0 && placer_attach(p, &j->foreground, (size_t) g) < 0)
                         log_warning(p->log, "Failed to move the foreground process %d back, ignoring.",
                                     (int) j->foreground.pid);

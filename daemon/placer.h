@@ -37,6 +37,11 @@ typedef struct Placer {
         pid_t *lingering;               /* leader exited, other threads live */
         size_t n_lingering;
         sd_event_source *linger_timer;  /* looks at them again */
+        /* The last processes boostd took back out of a group, so that a
+         * child forked there still counts as boostd's after its parent
+         * left (placer_put_there()); a ring. */
+        StatePid released[64];
+        size_t n_released;
 } Placer;
 
 void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,

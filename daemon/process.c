@@ -17,8 +17,9 @@ static char *proc_path(const char *proc_root, pid_t pid, const char *file) {
         return p;
 }
 
-/* The state (field 3) and start time (field 22) of a stat file. */
-static int stat_read(const char *path, char *ret_state, uint64_t *ret_start_time) {
+/* The state (field 3), parent (field 4) and start time (field 22) of a
+ * stat file. */
+static int stat_read(const char *path, char *ret_state, pid_t *ret_ppid, uint64_t *ret_start_time) {
         _cleanup_(freep) char *line = NULL;
         const char *s;
         int r;
@@ -39,6 +40,13 @@ static int stat_read(const char *path, char *ret_state, uint64_t *ret_start_time
                         s++;
                 if (field == 3 && ret_state)
                         *ret_state = *s;
+                if (field == 4 && ret_ppid) {
+                        int v;
+
+                        if (sscanf(s, "%d", &v) != 1)
+                                return -EIO;
+                        *ret_ppid = v;
+                }
                 if (field == 22) {
                         unsigned long long v;
 
@@ -63,7 +71,18 @@ int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
         path = proc_path(proc_root, pid, "stat");
         if (!path)
                 return -ENOMEM;
-        return stat_read(path, NULL, ret);
+        return stat_read(path, NULL, NULL, ret);
+}
+
+int proc_get_parent(const char *proc_root, pid_t pid, pid_t *ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (pid <= 0)
+                return -ESRCH;
+        path = proc_path(proc_root, pid, "stat");
+        if (!path)
+                return -ENOMEM;
+        return stat_read(path, NULL, ret, NULL);
 }
 
 static bool state_is_exited(char state) {
@@ -86,7 +105,7 @@ int process_id_is_gone(const char *proc_root, const ProcessId *id, bool *ret_lea
         task = proc_path(proc_root, id->pid, "task");
         if (!path || !task)
                 return -ENOMEM;
-        r = stat_read(path, &state, &start);
+        r = stat_read(path, &state, NULL, &start);
         if (r == -ESRCH)
                 return 1;
         if (r < 0)
@@ -110,7 +129,7 @@ int process_id_is_gone(const char *proc_root, const ProcessId *id, bool *ret_lea
                         continue;
                 if (asprintf(&p, "%s/%u/stat", task, tid) < 0)
                         return -ENOMEM;
-                if (stat_read(p, &state, NULL) >= 0 && !state_is_exited(state))
+                if (stat_read(p, &state, NULL, NULL) >= 0 && !state_is_exited(state))
                         return 0;
         }
         return 1;

@@ -39,31 +39,38 @@ typedef struct Case {
         bool game, foreground;
         const char *want;
         ClassifyReason reason;
+        const char *inherited;  /* the class a parent's decision gives */
 } Case;
 
 static void test_precedence(void **state) {
         static const Case cases[] = {
                 /* Classify() outranks everything */
-                { "indexer", NULL, "interactive", true, true, "interactive", CLASSIFY_EXPLICIT },
-                { "steam", STEAM_SCOPE, "root", true, true, "root", CLASSIFY_EXPLICIT },
+                { "indexer", NULL, "interactive", true, true, "interactive", CLASSIFY_EXPLICIT, NULL },
+                { "steam", STEAM_SCOPE, "root", true, true, "root", CLASSIFY_EXPLICIT, NULL },
                 /* then a pinned rule: not even a game or the foreground moves it */
-                { "indexer", NULL, NULL, true, true, "background", CLASSIFY_PINNED },
-                { "indexer", NULL, NULL, false, false, "background", CLASSIFY_PINNED },
+                { "indexer", NULL, NULL, true, true, "background", CLASSIFY_PINNED, NULL },
+                { "indexer", NULL, NULL, false, false, "background", CLASSIFY_PINNED, NULL },
                 /* then GameMode, above the foreground */
-                { "steam", STEAM_SCOPE, NULL, true, true, "performance", CLASSIFY_GAME },
-                { "other", NULL, NULL, true, false, "performance", CLASSIFY_GAME },
+                { "steam", STEAM_SCOPE, NULL, true, true, "performance", CLASSIFY_GAME, NULL },
+                { "other", NULL, NULL, true, false, "performance", CLASSIFY_GAME, NULL },
                 /* then the foreground: interactive, above an unpinned rule */
-                { "steam", STEAM_SCOPE, NULL, false, true, "interactive", CLASSIFY_FOREGROUND },
-                { "other", NULL, NULL, false, true, "interactive", CLASSIFY_FOREGROUND },
-                { "cc1", "/build.slice/job.service", NULL, false, true, "interactive", CLASSIFY_FOREGROUND },
+                { "steam", STEAM_SCOPE, NULL, false, true, "interactive", CLASSIFY_FOREGROUND, NULL },
+                { "other", NULL, NULL, false, true, "interactive", CLASSIFY_FOREGROUND, NULL },
+                { "cc1", "/build.slice/job.service", NULL, false, true, "interactive", CLASSIFY_FOREGROUND, NULL },
                 /* ... but never below performance its rule gives */
-                { "blender", NULL, NULL, false, true, "performance", CLASSIFY_FOREGROUND },
+                { "blender", NULL, NULL, false, true, "performance", CLASSIFY_FOREGROUND, NULL },
+                /* then a parent's decision, above an unpinned rule */
+                { "cc1", "/build.slice/job.service", NULL, false, false, "performance", CLASSIFY_INHERITED, "performance" },
+                { "other", NULL, NULL, false, false, "interactive", CLASSIFY_INHERITED, "interactive" },
+                { "indexer", NULL, NULL, false, false, "background", CLASSIFY_PINNED, "performance" },
+                { "steam", STEAM_SCOPE, NULL, false, true, "interactive", CLASSIFY_FOREGROUND, "performance" },
+                { "steam", STEAM_SCOPE, NULL, true, false, "performance", CLASSIFY_GAME, "background" },
                 /* then the first matching rule */
-                { "steam", STEAM_SCOPE, NULL, false, false, "games", CLASSIFY_RULE },
-                { "cc1", "/build.slice/job.service", NULL, false, false, "background", CLASSIFY_RULE },
-                { "blender", NULL, NULL, false, false, "performance", CLASSIFY_RULE },
+                { "steam", STEAM_SCOPE, NULL, false, false, "games", CLASSIFY_RULE, NULL },
+                { "cc1", "/build.slice/job.service", NULL, false, false, "background", CLASSIFY_RULE, NULL },
+                { "blender", NULL, NULL, false, false, "performance", CLASSIFY_RULE, NULL },
                 /* then DefaultClass= */
-                { "other", "/system.slice/x.service", NULL, false, false, "root", CLASSIFY_DEFAULT },
+                { "other", "/system.slice/x.service", NULL, false, false, "root", CLASSIFY_DEFAULT, NULL },
         };
         Config *c = load_text(rules_text, NULL);
 
@@ -76,9 +83,14 @@ static void test_precedence(void **state) {
                         .explicit_class = t->explicit_class ? config_find_class(c, t->explicit_class) : -1,
                         .game = t->game,
                         .foreground = t->foreground,
+                        .inherited = t->inherited != NULL,
                 };
                 ClassifyReason reason = _CLASSIFY_REASON_MAX;
-                int g = classify_process(c, &f, &reason);
+                int g;
+
+                if (t->inherited)
+                        f.inherited_class = (size_t) config_find_class(c, t->inherited);
+                g = classify_process(c, &f, &reason);
 
                 if (g != config_find_class(c, t->want) || reason != t->reason)
                         fail_msg("case %zu (%s): got %s (%s), want %s (%s)", i, t->comm,

@@ -306,14 +306,14 @@ static void test_reload_places_again(void **state) {
  * processes go back to their rules when another one comes. */
 static void test_foreground_unit(void **state) {
         Fixture *f = *state;
-        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f);
+        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f), d = sleeper(f);
 
         mkdirs(f->root, FOO "/payload");
         write_file(f->root, FOO "/cgroup.procs", "%d\n", a);
         proc_cgroup(f, a, "/system.slice/foo.service");
         write_file(f->root, FOO "/payload/cgroup.procs", "%d\n", b);
         proc_cgroup(f, b, "/system.slice/foo.service/payload");
-        proc_cgroup(f, getpid(), "/");
+        proc_cgroup(f, d, "/");
         start(f, false);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
@@ -325,13 +325,88 @@ static void test_foreground_unit(void **state) {
         write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", a, c);
         proc_cgroup(f, c, "/system.slice/foo.service");
         assert_true(run_until_in(f, "interactive", c));
-        /* another foreground (not in any unit): the unit goes back */
-        assert_int_equal(manager_set_foreground(f->m, getpid()), 0);
+        /* another foreground (not in any unit, and not their parent):
+         * the unit goes back */
+        assert_int_equal(manager_set_foreground(f->m, d), 0);
         assert_null(f->m->placer.foreground_unit);
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
         assert_true(in_group(f, "background", c));
-        assert_true(in_group(f, "interactive", getpid()));
+        assert_true(in_group(f, "interactive", d));
+}
+
+/* A child keeps its parent's own decision (Classify(), a game) when it
+ * execs, above its unpinned rule; a pinned rule still outranks it, and
+ * once the parent's decision ends the child follows its rule again. */
+static void test_children_inherit(void **state) {
+        Fixture *f = *state;
+        pid_t child, parent;
+
+        assert_true(f->n_pids < ELEMENTSOF(f->pids));
+        parent = f->pids[f->n_pids++] = spawn_sleeper_family(&child);
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", parent, child);
+        proc_cgroup(f, parent, "/system.slice/foo.service");
+        proc_cgroup(f, child, "/system.slice/foo.service");
+        start(f, false);
+        assert_true(in_group(f, "background", parent));
+        assert_true(in_group(f, "background", child));
+
+        assert_int_equal(manager_classify(f->m, parent, "performance"), 0);
+        assert_true(in_group(f, "background", child));  /* only the process itself moves */
+        /* the child execs: it follows the parent, not its rule */
+        assert_int_equal(placer_place_auto(&f->m->placer, child, NULL), 0);
+        assert_true(in_group(f, "performance", child));
+        /* the parent's Classify() ends: the child's next exec follows its rule */
+        assert_int_equal(manager_classify(f->m, parent, "root"), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, child, NULL), 0);
+        assert_true(in_group(f, "background", child));
+
+        /* a game's child is the game's */
+        assert_int_equal(placer_game_register(&f->m->placer, parent), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, child, NULL), 0);
+        assert_true(in_group(f, "performance", child));
+        placer_games_clear(&f->m->placer);
+
+        /* Pin=yes outranks the parent's decision */
+        write_file(f->root, "etc/boostd.conf", "[Rule:foo]\nUnit=foo.service\nClass=background\nPin=yes\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(manager_classify(f->m, parent, "interactive"), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, child, NULL), 0);
+        assert_true(in_group(f, "background", child));
+}
+
+/* DefaultClass=root: a process no one decided for is left where it is,
+ * even in a group an admin moved it to; what boostd itself put in a
+ * group (and what forked there from it) goes back when no rule wants it
+ * any more. */
+static void test_default_root_leaves_it(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b, child;
+
+        assert_true(f->n_pids < ELEMENTSOF(f->pids));
+        b = f->pids[f->n_pids++] = spawn_sleeper_family(&child);
+        mkdirs(f->root, BAR);
+        write_file(f->root, BAR "/cgroup.procs", "%d\n", b);
+        proc_cgroup(f, b, "/system.slice/bar.service");
+        start(f, false);
+        assert_true(in_group(f, "performance", b));
+
+        /* moved by hand by an admin: no rule, no one decided */
+        write_file(f->root, "dev/stune/interactive/cgroup.procs", "%d\n", a);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, NULL), 0);
+        assert_true(in_group(f, "interactive", a));
+
+        /* b's child forked in b's group (the fake tree has no kernel to
+         * do that) and lives outside b's unit */
+        write_file(f->root, "dev/stune/performance/cgroup.procs", "%d\n%d\n", b, child);
+        proc_cgroup(f, child, "/");
+        write_file(f->root, "etc/boostd.conf", "[Rule:other]\nUnit=other.service\nClass=background\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, child, NULL), 0);
+        assert_true(in_group(f, "root", b));
+        assert_true(in_group(f, "root", child));
+        assert_true(in_group(f, "interactive", a));
 }
 
 /* The focus moved in manual mode: back in auto mode it is followed. */
@@ -715,6 +790,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_tree_vanishes_and_returns, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reload_places_again, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_foreground_unit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_children_inherit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_default_root_leaves_it, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_back_in_auto, setup, teardown),

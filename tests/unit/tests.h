@@ -147,6 +147,37 @@ static inline pid_t spawn_sleeper(void) {
         return pid;
 }
 
+/* A sleeper with a sleeping child of its own (PID in *ret_child), which
+ * dies with it. */
+static inline pid_t spawn_sleeper_family(pid_t *ret_child) {
+        int fds[2];
+        pid_t pid;
+
+        assert_int_equal(pipe(fds), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                pid_t child;
+
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                child = fork();
+                if (child == 0) {
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        for (;;)
+                                pause();
+                }
+                if (write(fds[1], &child, sizeof(child)) != sizeof(child))
+                        _exit(1);
+                for (;;)
+                        pause();
+        }
+        close(fds[1]);
+        assert_int_equal(read(fds[0], ret_child, sizeof(*ret_child)), sizeof(*ret_child));
+        close(fds[0]);
+        assert_true(*ret_child > 0);
+        return pid;
+}
+
 static inline void kill_sleeper(pid_t pid) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
