@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ enum {
 };
 
 static void help(void) {
-        printf("Usage: boostctl [--timeout-call SEC] COMMAND [ARGS]\n\n"
+        printf("Usage: boostctl [--timeout-call SEC] [--no-ask-password] COMMAND [ARGS]\n\n"
                "Commands:\n"
                "  status                         Backend, mode, power state, groups, holds\n"
                "  get GROUP                      Print the base and effective boost\n"
@@ -34,6 +35,7 @@ static void help(void) {
                "                                 back to the configured one\n"
                "  classify PID GROUP             Move a process into GROUP\n"
                "  foreground PID                 Tell boostd which process has the focus\n"
+               "  why PID                        Print the group of a process and what decided it\n"
                "  hold GROUP N [--timeout MS] [--reason TEXT] -- COMMAND [ARGS]\n"
                "                                 Hold GROUP at N or more while COMMAND runs\n"
                "  mode [auto|manual]             Print or set the mode\n"
@@ -128,8 +130,16 @@ static int print_holds(sd_bus_message *m, const char *indent) {
         if (r < 0)
                 return r;
         while ((r = sd_bus_message_read(m, "(suuts)", &group, &boost, &uid, &deadline, &reason)) > 0) {
-                printf("%s%-16s at least %3" PRIu32 "  uid %" PRIu32 "%s%s%s\n", indent, group, boost,
-                       uid, deadline ? "  timed" : "", reason[0] ? "  " : "", reason);
+                printf("%s%-16s at least %3" PRIu32 "  uid %" PRIu32, indent, group, boost, uid);
+                if (deadline) {
+                        struct timespec ts;
+                        uint64_t now;
+
+                        clock_gettime(CLOCK_MONOTONIC, &ts);
+                        now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+                        printf("  %.1f s left", deadline > now ? (double) (deadline - now) / 1e6 : 0.0);
+                }
+                printf("%s%s\n", reason[0] ? "  " : "", reason);
                 n++;
         }
         if (r < 0)
@@ -210,26 +220,78 @@ fail:
         return r;
 }
 
-static int call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...) {
+static int callv(sd_bus *bus, bool quiet, const char *method, sd_bus_message **reply, const char *types,
+                 va_list ap) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *m = NULL;
-        va_list ap;
         int r;
 
         r = sd_bus_message_new_method_call(bus, &m, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, method);
         if (r < 0)
-                return exit_for_error(NULL, r);
-        va_start(ap, types);
+                return quiet ? EXIT_FAIL : exit_for_error(NULL, r);
         r = sd_bus_message_appendv(m, types, ap);
-        va_end(ap);
         if (r >= 0)
                 r = sd_bus_call(bus, m, 0, &e, reply);
         sd_bus_message_unref(m);
         if (r < 0) {
-                r = exit_for_error(&e, r);
+                r = quiet ? EXIT_FAIL : exit_for_error(&e, r);
                 sd_bus_error_free(&e);
                 return r;
         }
+        return EXIT_OK;
+}
+
+static int call(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = callv(bus, false, method, reply, types, ap);
+        va_end(ap);
+        return r;
+}
+
+/* The same, printing no error. */
+static int call_quiet(sd_bus *bus, const char *method, sd_bus_message **reply, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = callv(bus, true, method, reply, types, ap);
+        va_end(ap);
+        return r;
+}
+
+/* why PID: "PID 1240 is in performance: inherited from PID 1234
+ * (classified)". */
+static int cmd_why(sd_bus *bus, uint32_t pid) {
+        sd_bus_message *reply = NULL, *up = NULL;
+        const char *group, *class, *reason, *rule, *up_reason = NULL, *s;
+        uint32_t parent, u;
+        int r;
+
+        r = call(bus, "GetProcess", &reply, "u", pid);
+        if (r != EXIT_OK)
+                return r;
+        if (sd_bus_message_read(reply, "ssssu", &group, &class, &reason, &rule, &parent) <= 0) {
+                sd_bus_message_unref(reply);
+                return exit_for_error(NULL, -EBADMSG);
+        }
+        /* the parent may be gone by now: then its reason is not told */
+        if (strcmp(reason, "inherited") == 0 && call_quiet(bus, "GetProcess", &up, "u", parent) == EXIT_OK &&
+            sd_bus_message_read(up, "ssssu", &s, &s, &up_reason, &s, &u) <= 0)
+                up_reason = NULL;
+        printf("PID %" PRIu32 " is in %s: %s", pid, group[0] ? group : "(unknown group)", reason);
+        if (rule[0])
+                printf(" %s", rule);
+        if (strcmp(reason, "inherited") == 0)
+                printf(" from PID %" PRIu32 "%s%s%s", parent, up_reason ? " (" : "", up_reason ?: "",
+                       up_reason ? ")" : "");
+        if (strcmp(group, class) != 0)
+                printf(" (its class: %s)", class);
+        printf("\n");
+        sd_bus_message_unref(up);
+        sd_bus_message_unref(reply);
         return EXIT_OK;
 }
 
@@ -365,7 +427,7 @@ static bool verb_known(const char *verb, int n_args) {
                 int min, max;
         } verbs[] = {
                 { "status", 0, 0 },  { "get", 1, 1 },    { "set", 2, 2 },
-                { "classify", 2, 2 }, { "foreground", 1, 1 }, { "hold", 2, -1 },
+                { "classify", 2, 2 }, { "foreground", 1, 1 }, { "why", 1, 1 },  { "hold", 2, -1 },
                 { "mode", 0, 1 },    { "reload", 0, 0 }, { "monitor", 0, 0 },
         };
 
@@ -392,17 +454,27 @@ int main(int argc, char *argv[]) {
         sd_bus *bus = NULL;
         sd_bus_message *reply = NULL;
         uint64_t timeout_usec = 0;
+        bool ask_password = true;
         const char *verb;
         uint32_t a, b;
         int r;
 
-        if (argc >= 2 && strncmp(argv[1], "--timeout-call", 14) == 0) {
-                const char *v = argv[1][14] == '=' ? argv[1] + 15 : argv[1][14] == '\0' && argc >= 3 ? argv[2] : NULL;
+        for (;;) {
+                if (argc >= 2 && strcmp(argv[1], "--no-ask-password") == 0) {
+                        ask_password = false;
+                        argc--;
+                        argv++;
+                } else if (argc >= 2 && strncmp(argv[1], "--timeout-call", 14) == 0 &&
+                           (argv[1][14] == '=' || argv[1][14] == '\0')) {
+                        bool eq = argv[1][14] == '=';
+                        const char *v = eq ? argv[1] + 15 : argc >= 3 ? argv[2] : NULL;
 
-                if (!v || parse_seconds(v, &timeout_usec) < 0)
-                        return usage_error("--timeout-call takes a number of seconds above 0");
-                argc -= argv[1][14] == '=' ? 1 : 2;
-                argv += argv[1][14] == '=' ? 1 : 2;
+                        if (!v || parse_seconds(v, &timeout_usec) < 0)
+                                return usage_error("--timeout-call takes a number of seconds above 0");
+                        argc -= eq ? 1 : 2;
+                        argv += eq ? 1 : 2;
+                } else
+                        break;
         }
         if (argc < 2)
                 return usage_error("no command given");
@@ -426,6 +498,8 @@ int main(int argc, char *argv[]) {
         }
         if (timeout_usec > 0)
                 (void) sd_bus_set_method_call_timeout(bus, timeout_usec);
+        /* polkit may then ask the session's authentication agent */
+        (void) sd_bus_set_allow_interactive_authorization(bus, ask_password);
 
         if (strcmp(verb, "status") == 0 && argc == 2)
                 r = cmd_status(bus);
@@ -450,6 +524,11 @@ int main(int argc, char *argv[]) {
                         r = usage_error("PID must be a number");
                 else
                         r = call(bus, "SetForeground", NULL, "u", a);
+        } else if (strcmp(verb, "why") == 0 && argc == 3) {
+                if (parse_u32(argv[2], &a) < 0)
+                        r = usage_error("PID must be a number");
+                else
+                        r = cmd_why(bus, a);
         } else if (strcmp(verb, "hold") == 0)
                 r = cmd_hold(bus, argc - 1, argv + 1);
         else if (strcmp(verb, "mode") == 0 && argc == 2) {

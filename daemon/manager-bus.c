@@ -143,6 +143,23 @@ static int bus_process_error(int r, uint32_t pid, const char *what, sd_bus_error
                          strerror(-r));
 }
 
+/* GetProcess(u pid) -> (s group, s class, s reason, s rule, u parent) */
+static int method_get_process(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        PlacerReport rep;
+        uint32_t pid;
+        int r;
+
+        r = sd_bus_message_read(msg, "u", &pid);
+        if (r < 0)
+                return r;
+        r = pid > INT32_MAX ? -ESRCH : manager_get_process(m, (pid_t) pid, &rep);
+        if (r < 0)
+                return bus_process_error(r, pid, "look at", error);
+        return sd_bus_reply_method_return(msg, "ssssu", rep.group, m->groups.groups[rep.class].name,
+                                          rep.decided_by, rep.rule ?: "", (uint32_t) rep.from);
+}
+
 static int perform_classify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *group;
@@ -526,6 +543,10 @@ static const sd_bus_vtable boost_vtable[] = {
                                  method_get_boost, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Classify", "us", SD_BUS_PARAM(pid) SD_BUS_PARAM(group),
                                  NULL, , method_classify, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetProcess", "u", SD_BUS_PARAM(pid), "ssssu",
+                                 SD_BUS_PARAM(group) SD_BUS_PARAM(class) SD_BUS_PARAM(reason)
+                                 SD_BUS_PARAM(rule) SD_BUS_PARAM(parent),
+                                 method_get_process, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetForeground", "u", SD_BUS_PARAM(pid),
                                  NULL, , method_set_foreground, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Hold", "suus",

@@ -325,6 +325,12 @@ int manager_set_foreground(Manager *m, pid_t pid) {
         return placer_set_foreground(&m->placer, pid);
 }
 
+int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret) {
+        if (pid <= 0)
+                return -ESRCH;
+        return placer_explain(&m->placer, pid, ret);
+}
+
 int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout_ms,
                  const char *reason, const char *owner, uid_t uid, uint32_t *ret_cookie) {
         Hold *h;

@@ -98,6 +98,8 @@ int manager_reset_boost(Manager *m, const char *group);
 int manager_get_boost(Manager *m, const char *group, unsigned *ret_base, unsigned *ret_effective);
 int manager_classify(Manager *m, pid_t pid, const char *group);
 int manager_set_foreground(Manager *m, pid_t pid);
+/* Where a process is and what decided it (placer.h). */
+int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret);
 int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout_ms,
                  const char *reason, const char *owner, uid_t uid, uint32_t *ret_cookie);
 int manager_release(Manager *m, uint32_t cookie, const char *owner);

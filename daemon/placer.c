@@ -336,6 +336,47 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
         return placer_move(p, pid, (size_t) g, false);
 }
 
+int placer_explain(Placer *p, pid_t pid, PlacerReport *ret) {
+        const Config *c = p->groups->config;
+        ClassifyReason reason;
+        pid_t from;
+        int g;
+
+        *ret = (PlacerReport) {};
+        g = placer_target(p, pid, NULL, true, &reason, &from);
+        if (g < 0)
+                return g;
+        ret->class = (size_t) g;
+        ret->from = from;
+        ret->decided_by = classify_reason_to_string(reason);
+        if (reason == CLASSIFY_RULE || reason == CLASSIFY_PINNED) {
+                ProcessInfoBuf buf;
+                ProcessInfo info;
+                int rule;
+
+                if (proc_get_info(p->proc_root, pid, &info, &buf) >= 0) {
+                        if (!info.cgroup)
+                                info.cgroup = units_cgroup_of(p->units, pid);
+                        rule = rules_find(c, &info);
+                        if (rule >= 0)
+                                ret->rule = c->rules[rule].name;
+                        process_info_buf_done(&buf);
+                }
+        }
+        if (p->backend && p->backend->vt && p->backend->vt->group_of &&
+            p->backend->vt->group_of(p->backend, pid, ret->group, sizeof(ret->group)) < 0)
+                ret->group[0] = '\0';
+        if (reason == CLASSIFY_EXPLICIT || !ret->group[0])
+                return 0;
+        if (!p->auto_mode && !streq(ret->group, p->groups->groups[g].name))
+                ret->decided_by = "manual mode";
+        else if (reason == CLASSIFY_DEFAULT && g == 0 && !placer_put_there(p, pid))
+                ret->decided_by = "left where it is";
+        else if (placer_check(p, pid, (size_t) g, true) == PLACE_BY_HAND)
+                ret->decided_by = "moved by hand";
+        return 0;
+}
+
 int placer_place_auto(Placer *p, pid_t pid, const char *cgroup) {
         if (!p->auto_mode)
                 return 0;

@@ -70,6 +70,22 @@ void placer_place_all(Placer *p);
  * classified processes that still exist and the foreground. */
 void placer_restore(Placer *p);
 
+/* Why a process is where it is (GetProcess()). */
+typedef struct PlacerReport {
+        char group[CLASS_NAME_MAX];     /* the group it is in, "" if the
+                                         * backend cannot tell */
+        size_t class;                   /* the class that decides for it */
+        const char *decided_by;         /* classify_reason_to_string(), or
+                                         * "moved by hand", "left where it
+                                         * is", "manual mode" */
+        const char *rule;               /* the rule that matched, or NULL */
+        pid_t from;                     /* inherited: the deciding ancestor */
+} PlacerReport;
+
+/* Fills *ret for pid; -ESRCH if there is no such process. The strings
+ * live as long as the configuration. */
+int placer_explain(Placer *p, pid_t pid, PlacerReport *ret);
+
 /* The leader of a thread group exited: forgets what is kept about the
  * process once it is gone (no other thread lives). */
 void placer_forget(Placer *p, pid_t pid);

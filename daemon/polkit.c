@@ -7,6 +7,8 @@
 #include "polkit.h"
 
 #define POLKIT_TIMEOUT_USEC (25 * USEC_PER_SEC)
+/* When the caller allows interaction, polkit may wait for a password. */
+#define POLKIT_INTERACTIVE_TIMEOUT_USEC (120 * USEC_PER_SEC)
 
 /* A call waiting for polkit's answer. */
 struct PolkitQuery {
@@ -62,6 +64,10 @@ static int polkit_reply_authorized(const LogContext *log, sd_bus_message *reply,
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
                                         "Cannot read the authorization result");
         log_debug(log, "polkit: authorized=%d challenge=%d", authorized, challenge);
+        /* polkit could have asked, but the caller did not allow it to */
+        if (!authorized && challenge)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                        "Interactive authentication required");
         if (!authorized)
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Not authorized");
         return 1;
@@ -92,6 +98,7 @@ int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, co
                      PolkitPerform perform, void *userdata, const LogContext *log,
                      sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        bool interactive = sd_bus_message_get_allow_interactive_authorization(msg) > 0;
         PolkitQuery *q;
         uid_t uid;
         int r;
@@ -112,8 +119,9 @@ int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, co
                                   sd_bus_message_get_sender(msg), action);
         if (r < 0)
                 return r;
-        /* details, flags (no interaction), cancellation id */
-        r = sd_bus_message_append(call, "a{ss}us", 0, 0U, "");
+        /* details, flags (AllowUserInteraction = 1 if the caller set
+         * ALLOW_INTERACTIVE_AUTHORIZATION on its call), cancellation id */
+        r = sd_bus_message_append(call, "a{ss}us", 0, interactive ? 1U : 0U, "");
         if (r < 0)
                 return r;
 
@@ -129,7 +137,8 @@ int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, co
                 .log = log,
         };
         *queries = q;
-        r = sd_bus_call_async(bus, &q->slot, call, on_polkit_reply, q, POLKIT_TIMEOUT_USEC);
+        r = sd_bus_call_async(bus, &q->slot, call, on_polkit_reply, q,
+                              interactive ? POLKIT_INTERACTIVE_TIMEOUT_USEC : POLKIT_TIMEOUT_USEC);
         if (r < 0) {
                 query_free(q);
                 return r;

@@ -101,6 +101,37 @@ class DBusTest(harness.BoostdTest):
         self.iface.Classify(dbus.UInt32(pid), 'root')
         self.assertIn(pid, self.procs_file('root'))
 
+    def test_get_process_and_why(self):
+        # a shell and its sleeping child: the child inherits the shell's
+        # Classify()
+        sh = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $!; wait'], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+        self.children.append(sh)
+        child = int(sh.stdout.readline())
+        sh.stdout.close()
+        self.addCleanup(os.kill, child, signal.SIGKILL)
+        self.iface.Classify(dbus.UInt32(sh.pid), 'performance')
+        self.assertEqual(tuple(self.iface.GetProcess(dbus.UInt32(sh.pid))),
+                         ('performance', 'performance', 'classified', '', 0))
+        # the child was not moved (no exec seen here): where it is and
+        # where it belongs differ
+        self.assertEqual(tuple(self.iface.GetProcess(dbus.UInt32(child))),
+                         ('root', 'performance', 'inherited', '', sh.pid))
+        r = self.boostctl('why', str(child))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, f'PID {child} is in root: inherited from PID {sh.pid} (classified)'
+                                   ' (its class: performance)\n')
+        # a process no one decided for, and one moved by hand
+        other = self.spawn_sleep()
+        self.assertEqual(tuple(self.iface.GetProcess(dbus.UInt32(other))), ('root', 'root', 'default', '', 0))
+        with open(f'{self.root}/dev/stune/background/cgroup.procs', 'a') as f:
+            f.write(f'{other}\n')
+        self.assertEqual(self.boostctl('why', str(other)).stdout,
+                         f'PID {other} is in background: left where it is (its class: root)\n')
+        self.assertDBusError(ERR + 'NoSuchProcess', self.iface.GetProcess, dbus.UInt32(self.dead_pid()))
+        self.assertEqual(self.boostctl('why', 'x').returncode, 2)
+        self.assertEqual(self.boostctl('why').returncode, 2)
+
     def test_set_foreground(self):
         a, b = self.spawn_sleep(), self.spawn_sleep()
         self.iface.SetForeground(dbus.UInt32(a))
@@ -116,6 +147,7 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(tuple(self.iface.GetBoost('background')), (0, 60))
         holds = self.props.Get(IFACE, 'Holds')
         self.assertEqual(len(holds), 1)
+        self.assertNotIn(' left', self.boostctl('status').stdout)
         self.assertEqual((str(holds[0][0]), int(holds[0][1]), str(holds[0][4])),
                          ('background', 60, 'build'))
         self.iface.Release(cookie)
@@ -123,6 +155,7 @@ class DBusTest(harness.BoostdTest):
         self.assertDBusError(ERR + 'NoSuchHold', self.iface.Release, cookie)
         self.iface.Hold('background', dbus.UInt32(30), dbus.UInt32(300), 'short')
         self.assertEqual(self.boost_file('background'), 30)
+        self.assertRegex(self.boostctl('status').stdout, r'background +at least +30 +uid 0 +0\.[0-3] s left +short')
         eventually(lambda: self.boost_file('background') == 0, msg='hold timeout')
         self.assertEqual(list(self.props.Get(IFACE, 'Holds')), [])
 
@@ -195,6 +228,35 @@ class DBusTest(harness.BoostdTest):
         # reading is open to anyone
         r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'GetBoost', 's', 'interactive')
         self.assertEqual(r.stdout.strip(), 'uu 33 33')
+
+    def test_interactive_authorization(self):
+        # a polkit that grants set-boost only when it may ask the user
+        # (AllowUserInteraction, flag 1) and otherwise says it would have
+        # to ask
+        auth = 'org.freedesktop.PolicyKit1.Authority'
+        self.polkit_obj.AddMethod(auth, 'CheckAuthorization', '(sa{sv})sa{ss}us', '(bba{ss})',
+                                  'ret = (args[3] == 1, args[3] != 1, {})')
+        try:
+            r = self.boostctl('--no-ask-password', 'set', 'interactive', '33', user='nobody')
+            self.assertEqual(r.returncode, 4, r.stderr)
+            self.assertIn('InteractiveAuthorizationRequired', r.stderr)
+            self.assertEqual(self.boost_file('interactive'), 10)
+            # the Mode property is checked the same way
+            r = self.busctl_as('nobody', '--allow-interactive-authorization=no', 'set-property',
+                               NAME, PATH, IFACE, 'Mode', 's', 'manual')
+            self.assertNotEqual(r.returncode, 0)
+            self.assertEqual(self.props.Get(IFACE, 'Mode'), 'auto')
+            # boostctl allows interaction by default
+            r = self.boostctl('set', 'interactive', '33', user='nobody')
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(self.boost_file('interactive'), 33)
+            r = self.boostctl('mode', 'manual', user='nobody')
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(self.props.Get(IFACE, 'Mode'), 'manual')
+        finally:
+            # back to the template's answer for the other tests
+            self.polkit_obj.AddMethod(auth, 'CheckAuthorization', '(sa{sv})sa{ss}us', '(bba{ss})',
+                                      "ret = (args[1] in self.allowed, False, {})")
 
     def test_unprivileged_mode_and_reload(self):
         r = self.busctl_as('nobody', 'set-property', NAME, PATH, IFACE, 'Mode', 's', 'manual')
