@@ -217,6 +217,44 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
                 j->dirty = true;
         return 0;
 }
+/* A group boostd made goes once nothing is in it; one with processes
+ * boostd did not place stays (and is tried again at the next stop). */
+static int schedtune_remove_made(Backend *b, const char *group) {
+        int r;
+
+        if (!b->cgroup->remove_group)
+                return -EOPNOTSUPP;
+        r = b->cgroup->remove_group(b, group);
+        if (r == -EBUSY)
+                log_notice(b->log, "Group %s: processes boostd did not place are in it, leaving the group.",
+                           group);
+        else if (r < 0 && r != -ENOENT)
+                log_warning_errno(b->log, r, "Failed to remove group %s: %m", group);
+        else
+                log_debug(b->log, "Group %s removed.", group);
+        return r == -ENOENT ? 0 : r;
+}
+
+static int schedtune_release(Backend *b, const char *group) {
+        StateGroup *g = state_get_group(b->state, group, false);
+        unsigned target = g && !g->created && b->restore_found ? g->found : 0;
+        int r;
+
+        if (!b->path || !b->cgroup || streq(group, "root"))
+                return 0;
+        r = write_boost(b, group, target);
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(b->log, r, "Failed to reset group %s to %u: %m", group, target);
+        if (r >= 0 && g) {
+                g->wrote = target;
+                g->has_wrote = true;
+                b->state->dirty = true;
+        }
+        if (g && g->created && schedtune_remove_made(b, group) < 0)
+                return 0;       /* kept, with what the state knows of it */
+        state_remove_group(b->state, group);
+        return 0;
+}
 
 static int schedtune_restore(Backend *b) {
         State *j = b->state;
@@ -240,12 +278,14 @@ static int schedtune_restore(Backend *b) {
                         continue;
                 }
                 target = streq(g->name, "root") || b->restore_found ? g->found : 0;
-                if (target == cur)
-                        continue;
-                r = write_boost(b, g->name, target);
-                if (r < 0)
-                        ret = log_warning_errno(b->log, r, "Failed to restore group %s to %u: %m",
-                                                g->name, target);
+                if (target != cur) {
+                        r = write_boost(b, g->name, target);
+                        if (r < 0)
+                                ret = log_warning_errno(b->log, r, "Failed to restore group %s to %u: %m",
+                                                        g->name, target);
+                }
+                if (g->created && !streq(g->name, "root"))
+                        (void) schedtune_remove_made(b, g->name);
         }
 
         state_clear_kernel(j);
@@ -272,5 +312,6 @@ const BackendVTable backend_schedtune = {
         .apply = schedtune_apply,
         .attach = schedtune_attach,
         .restore = schedtune_restore,
+        .release = schedtune_release,
         .group_of = schedtune_group_of,
 };

@@ -87,6 +87,17 @@ int backend_restore(Backend *b) {
         return b->vt->restore(b) ?: r;
 }
 
+int backend_release(Backend *b, const char *group) {
+        int r;
+
+        if (!b || !b->vt)
+                return 0;
+        r = backend_unplace(b, group);
+        if (b->vt->release)
+                return b->vt->release(b, group) ?: r;
+        return b->vt->apply(b, group, 0) ?: r;
+}
+
 const char *backend_name(const Backend *b) {
         return b && b->vt ? b->vt->name : "none";
 }

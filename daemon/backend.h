@@ -32,8 +32,13 @@ typedef struct BackendVTable {
          * back. Records it in the state's placed list. */
         int (*attach)(Backend *b, const char *group, const ProcessId *id);
         /* Puts back the boosts start() found (backend_restore() moves the
-         * placed processes back first) and forgets the kernel state. */
+         * placed processes back first), removes the groups boostd made
+         * that are empty, and forgets the kernel state. */
         int (*restore)(Backend *b);
+        /* One group's class is gone (backend_release() moved its placed
+         * processes back first): its boost back, the group removed if
+         * boostd made it and it is empty, and forgotten. */
+        int (*release)(Backend *b, const char *group);
         /* The group a process is in now, copied into buf; NULL when the
          * backend cannot tell. */
         int (*group_of)(Backend *b, pid_t pid, char *buf, size_t size);
@@ -86,6 +91,9 @@ const char *backend_name(const Backend *b);
 int backend_unplace(Backend *b, const char *group);
 /* backend_unplace() of every group, then the backend's restore(). */
 int backend_restore(Backend *b);
+/* A class went away on reload: backend_unplace() of its group, then the
+ * backend's release(). */
+int backend_release(Backend *b, const char *group);
 
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
  * no SchedTune (nothing to do). */

@@ -305,8 +305,7 @@ void groups_drop_holds_of(Groups *g, void *userdata) {
 static void groups_remove(Groups *g, const char *name) {
         State *j = g->state;
 
-        (void) backend_unplace(g->backend, name);
-        (void) g->backend->vt->apply(g->backend, name, 0);
+        (void) backend_release(g->backend, name);
         for (size_t p = 0; p < j->n_classified;) {
                 if (streq(j->classified[p].group, name))
                         state_pid_remove(&j->classified, &j->n_classified, j->classified[p].id.pid);

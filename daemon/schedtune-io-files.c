@@ -22,14 +22,48 @@ static char *group_file(const Backend *b, const char *group, const char *file) {
 }
 
 static int files_make_group(const Backend *b, const char *group) {
-        _cleanup_(freep) char *d = group_file(b, group, NULL);
+        _cleanup_(freep) char *d = group_file(b, group, NULL), *procs = NULL, *boost = NULL;
+        int r;
 
         if (!d)
                 return -ENOMEM;
-        /* On cgroupfs the kernel fills in the group's files. */
         if (mkdir(d, 0755) < 0)
                 return errno == EEXIST ? 0 : -errno;
-        return 1;
+        /* What the kernel fills in on cgroupfs: no process, boost 0. */
+        procs = path_join(d, "cgroup.procs");
+        boost = path_join(d, b->boost_file);
+        if (!procs || !boost)
+                return -ENOMEM;
+        r = write_string_atomic(procs, "");
+        if (r >= 0)
+                r = write_string_atomic(boost, "0\n");
+        return r < 0 ? r : 1;
+}
+
+/* Like rmdir() on cgroupfs: refused while a process is in the group;
+ * the files the kernel made go with it. */
+static int files_remove_group(const Backend *b, const char *group) {
+        _cleanup_(freep) char *d = group_file(b, group, NULL), *procs = group_file(b, group, "cgroup.procs");
+        _cleanup_(freep) pid_t *pids = NULL;
+        _cleanup_(closedirp) DIR *dir = NULL;
+        struct dirent *de;
+        size_t n = 0;
+        int r;
+
+        if (!d || !procs)
+                return -ENOMEM;
+        r = read_pid_list(procs, &pids, &n);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (n > 0)
+                return -EBUSY;
+        dir = opendir(d);
+        if (!dir)
+                return -errno;
+        while ((de = readdir(dir)))
+                if (de->d_type == DT_REG)
+                        (void) unlinkat(dirfd(dir), de->d_name, 0);
+        return rmdir(d) < 0 ? -errno : 0;
 }
 
 static int files_read_value(const Backend *b, const char *group, const char *file,
@@ -183,6 +217,7 @@ static int files_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
 const CgroupOps cgroup_ops_files = {
         .name = "files",
         .make_group = files_make_group,
+        .remove_group = files_remove_group,
         .read_value = files_read_value,
         .write_value = files_write_value,
         .attach = files_attach,

@@ -170,6 +170,16 @@ static int libcg_make_group(const Backend *b, const char *group) {
         return errno == EEXIST ? 0 : -errno;
 }
 
+/* Not cgroup_delete_cgroup(): it moves the group's processes to the
+ * parent, and a group boostd removes must keep those it did not place. */
+static int libcg_remove_group(const Backend *b, const char *group) {
+        _cleanup_(freep) char *dir = path_join(b->path, group);
+
+        if (!dir)
+                return -ENOMEM;
+        return rmdir(dir) < 0 ? -errno : 0;
+}
+
 /* Not cgroup_attach_task_pid(): on cgroup v1 it writes one thread ID to
  * "tasks", and cgroup_change_cgroup_path() walks /proc/PID/task, which
  * misses threads created meanwhile. A PID written to cgroup.procs moves
@@ -227,6 +237,7 @@ const CgroupOps cgroup_ops_libcgroup = {
         .name = "libcgroup",
         .init = libcg_init,
         .make_group = libcg_make_group,
+        .remove_group = libcg_remove_group,
         .read_value = libcg_read_value,
         .write_value = libcg_write_value,
         .attach = libcg_attach,

@@ -24,6 +24,8 @@ typedef struct CgroupOps {
         int (*init)(Backend *b);
         /* Makes group below the hierarchy: 1 if made, 0 if it was there. */
         int (*make_group)(const Backend *b, const char *group);
+        /* Removes it (rmdir): -EBUSY while a process is in it. */
+        int (*remove_group)(const Backend *b, const char *group);
         int (*read_value)(const Backend *b, const char *group, const char *file,
                           unsigned max, unsigned *ret);
         int (*write_value)(const Backend *b, const char *group, const char *file,

@@ -48,6 +48,16 @@ StateGroup *state_get_group(State *j, const char *name, bool create) {
         return g;
 }
 
+void state_remove_group(State *j, const char *name) {
+        StateGroup *g = state_get_group(j, name, false);
+
+        if (!g)
+                return;
+        memmove(g, g + 1, (size_t) (&j->groups[j->n_groups] - (g + 1)) * sizeof(*g));
+        j->n_groups--;
+        j->dirty = true;
+}
+
 StatePid *state_pid_find(StatePid *list, size_t n, pid_t pid) {
         for (size_t i = 0; i < n; i++)
                 if (list[i].id.pid == pid)

@@ -73,6 +73,7 @@ int state_save(State *j);
 void state_commit(State *j);
 void state_save_later(State *j);
 void state_clear_kernel(State *j);  /* forget groups and placed PIDs */
+void state_remove_group(State *j, const char *name);
 
 StateGroup *state_get_group(State *j, const char *name, bool create);
 

@@ -270,6 +270,58 @@ static void test_stop_restores_and_restart(void **state) {
         kill_sleeper(fg);
 }
 
+static bool group_exists(const char *root, const char *group) {
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/dev/stune/%s", root, group);
+        return access(p, F_OK) == 0;
+}
+
+/* A group boostd made goes when its class does (reload) and at stop: its
+ * placed processes back to root first; one with a process boostd did not
+ * place stays until it is empty. Groups that were there before stay.
+ * Renaming a class many times leaves no trail (the kernel's group limit
+ * would otherwise be reached). */
+static void test_made_groups_are_removed(void **state) {
+        Fixture *f = *state;
+        pid_t a = spawn_sleeper(), b = spawn_sleeper();
+        char conf[64];
+
+        for (int i = 0; i < 20; i++) {
+                snprintf(conf, sizeof(conf), "[Class:renamed%d]\nBoost=5\n", i);
+                write_file(f->root, "etc/boostd.conf", "%s", conf);
+                assert_int_equal(manager_reload(f->m, NULL), 0);
+                snprintf(conf, sizeof(conf), "renamed%d", i);
+                assert_true(group_exists(f->root, conf));
+                if (i > 0) {
+                        snprintf(conf, sizeof(conf), "renamed%d", i - 1);
+                        assert_false(group_exists(f->root, conf));
+                }
+        }
+
+        write_file(f->root, "etc/boostd.conf", "[Class:games]\nBoost=70\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(stune_boost(f->root, "games"), 70);
+        assert_int_equal(manager_classify(f->m, a, "games"), 0);
+        write_file(f->root, "dev/stune/games/cgroup.procs", "%d\n%d\n", a, b);   /* b by hand */
+        write_file(f->root, "etc/boostd.conf", "\n");
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(groups_find(&f->m->groups, "games"), -ENOENT);
+        assert_true(file_has_pid(f->root, "dev/stune/cgroup.procs", a));
+        /* b keeps the group, at boost 0 */
+        assert_true(group_exists(f->root, "games"));
+        assert_true(file_has_pid(f->root, "dev/stune/games/cgroup.procs", b));
+        assert_int_equal(stune_boost(f->root, "games"), 0);
+        /* b leaves; the stop removes the group, and only that one */
+        write_file(f->root, "dev/stune/games/cgroup.procs", "%s", "");
+        assert_int_equal(manager_stop(f->m), 0);
+        assert_false(group_exists(f->root, "games"));
+        assert_true(group_exists(f->root, "performance"));
+        assert_int_equal(stune_boost(f->root, "performance"), 0);
+        kill_sleeper(a);
+        kill_sleeper(b);
+}
+
 static void test_invalid_config_at_start(void **state) {
         char *root = tmpdir_new(), *error = NULL, want[4096];
         ManagerOptions o = { .root = root, .log_level = LOG_CRIT };
@@ -333,6 +385,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_place_by_rules, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stop_restores_and_restart, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_made_groups_are_removed, setup, teardown),
                 cmocka_unit_test(test_invalid_config_at_start),
                 cmocka_unit_test(test_log_level_per_manager),
         };

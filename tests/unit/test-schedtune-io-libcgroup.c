@@ -135,6 +135,13 @@ static int value_of(const char *group) {
         return read_int(mount_dir, p);
 }
 
+static bool group_exists(const char *group) {
+        char p[PATH_MAX];
+
+        snprintf(p, sizeof(p), "%s/%s", mount_dir, group);
+        return access(p, F_OK) == 0;
+}
+
 static void test_errno_mapping(void **state) {
         (void) state;
         assert_int_equal(cgroup_errno_from_ecg(0), 0);
@@ -181,9 +188,42 @@ static void test_start_apply_attach_restore(void **state) {
         }
         assert_int_equal(backend_restore(b), 0);
         assert_int_equal(threads_in(pid, "/"), 2);
-        assert_int_equal(value_of(groups[2]), 0);
         assert_int_equal(value_of(groups[1]), 7);
+        /* the group boostd made, empty now, is gone (rmdir on cgroupfs) */
+        assert_false(group_exists(groups[2]));
         kill_sleeper(pid);
+}
+
+/* A class that goes: its placed processes back to root, the group
+ * boostd made removed, but not while a process it did not place is in
+ * it (the kernel's EBUSY). */
+static void test_release(void **state) {
+        Fixture *f = *state;
+        Backend *b = f->backend;
+        pid_t placed = spawn_threaded(), other = spawn_sleeper();
+        ProcessId id = { .pid = placed };
+        char p[256];
+
+        assert_int_equal(proc_get_start_time("/proc", placed, &id.start_time), 0);
+        assert_int_equal(b->vt->start(b, groups, N_GROUPS), 0);
+        assert_int_equal(b->vt->apply(b, groups[2], 60), 0);
+        assert_int_equal(b->vt->attach(b, groups[2], &id), 0);
+        snprintf(p, sizeof(p), "%s/cgroup.procs", groups[2]);
+        write_file(mount_dir, p, "%d\n", (int) other);        /* by hand */
+
+        assert_int_equal(backend_release(b, groups[2]), 0);
+        assert_int_equal(threads_in(placed, "/"), 2);
+        assert_true(group_exists(groups[2]));
+        assert_int_equal(value_of(groups[2]), 0);
+        assert_int_equal(b->cgroup->has_pid(b, groups[2], other), 1);
+        /* the state still knows the group boostd made: tried again */
+        assert_non_null(state_get_group(f->state, groups[2], false));
+        write_file(mount_dir, "cgroup.procs", "%d\n", (int) other);
+        assert_int_equal(backend_release(b, groups[2]), 0);
+        assert_false(group_exists(groups[2]));
+        assert_null(state_get_group(f->state, groups[2], false));
+        kill_sleeper(placed);
+        kill_sleeper(other);
 }
 
 static void test_precise_errors(void **state) {
@@ -213,6 +253,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_errno_mapping),
                 cmocka_unit_test_setup_teardown(test_start_apply_attach_restore, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_release, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_precise_errors, setup, teardown),
         };
         int r;

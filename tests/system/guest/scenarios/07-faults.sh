@@ -2,13 +2,15 @@
 # Faults: kill -9 of boostd (systemd restarts it; groups, PIDs and the
 # values set through the API are as before), an invalid config on reload
 # (rejected, the old one stays in force), a flood of bad calls and holds
-# from one client (the daemon stays responsive, its memory bounded), and
-# systemctl stop (boosts back to 0, no PID left in a boost group).
+# from one client (the daemon stays responsive, its memory bounded), a
+# class renamed 20 times (each reload removes the old name's group, so the
+# kernel's 16-group limit is never reached), and systemctl stop (no PID
+# left in a boost group, and the groups boostd made removed).
 . /usr/lib/boostd-systest/lib.sh
 need_boostd
 
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -f /etc/boostd.conf.d/90-bad.conf' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null; rm -f /etc/boostd.conf.d/90-bad.conf /etc/boostd.conf.d/91-renamed.conf' EXIT
 
 boostctl set background 20 || fail "boostctl set background 20 failed"
 sleep 600 &
@@ -62,7 +64,20 @@ say "flood: $(tr '\n' ' ' < /run/flood.txt); VmRSS $r0 -> $r1 KiB"
 [ $(( r1 - r0 )) -lt 2048 ] || fail "VmRSS grew from $r0 to $r1 KiB under the flood"
 [ "$(property Holds)" = "a(suuts) 0" ] || fail "holds left after the flood: $(property Holds)"
 
-# systemctl stop: boosts back to 0 (RestoreOnStop=zero), no PID in a group.
+# A class renamed 20 times.
+for i in $(seq 1 20); do
+	printf '[Class:renamed%d]\nBoost=5\n' "$i" > /etc/boostd.conf.d/91-renamed.conf
+	boostctl reload 2> /run/err.txt || fail "reload $i of a renamed class failed: $(cat /run/err.txt)"
+done
+[ -d "$stune/renamed20" ] || fail "group renamed20 was not made"
+[ ! -d "$stune/renamed19" ] || fail "group renamed19 was left after its class went"
+rm -f /etc/boostd.conf.d/91-renamed.conf
+boostctl reload || fail "reload without the renamed class failed"
+[ ! -d "$stune/renamed20" ] || fail "group renamed20 was left after its class went"
+say "a class renamed 20 times: every reload passed, groups now: $(boost_groups | tr '\n' ' ')"
+
+# systemctl stop: no PID in a group; the groups boostd made are removed
+# (what is left, at boost 0).
 systemctl stop boostd || fail "systemctl stop boostd failed"
 for g in $(boost_groups); do
 	v=$(cat "$stune/$g/schedtune.boost")
@@ -70,7 +85,9 @@ for g in $(boost_groups); do
 	[ -z "$(cat "$stune/$g/cgroup.procs")" ] ||
 		fail "PIDs left in $g after stop: $(cat "$stune/$g/cgroup.procs" | tr '\n' ' ')"
 done
-say "stopped: every group at 0 and empty"
+left=$(boost_groups | tr '\n' ' ')
+[ -z "$left" ] || fail "groups boostd made were left after stop: $left"
+say "stopped: no PID in a group, every group boostd made removed"
 
 # Back to a clean daemon for what follows.
 systemctl start boostd || fail "systemctl start boostd failed"
