@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Logging to stderr, with syslog priority prefixes under systemd. */
+/* Logging: to the journal as structured fields when stderr is systemd's
+ * journal stream, else to stderr. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -25,13 +29,24 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
+/* Whether stderr is the stream systemd connected to the journal
+ * ($JOURNAL_STREAM is "DEV:INODE" of it); not inherited by a child that
+ * got another stderr. */
+static bool stderr_is_journal(void) {
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
 int log_internal(const LogContext *ctx, int level, int error, const char *file, int line,
                  const char *format, ...) {
-        int saved = errno;
+        int saved = errno, r = -1;
+        bool journal;
         va_list ap;
-
-        (void) file;
-        (void) line;
 
         if (level <= (ctx ? ctx->max_level : LOG_INFO)) {
                 char buf[1024];
@@ -48,9 +63,19 @@ int log_internal(const LogContext *ctx, int level, int error, const char *file, 
                         if ((unsigned char) *c < 0x20 || *c == 0x7f)
                                 *c = '?';
 
-                if (getenv("JOURNAL_STREAM"))
+                /* Structured: the priority is a field of its own, and
+                 * where the message comes from travels with it. */
+                journal = stderr_is_journal();
+                if (journal && error != 0)
+                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "CODE_FILE=%s", file,
+                                            "CODE_LINE=%i", line, "ERRNO=%i", error < 0 ? -error : error,
+                                            NULL);
+                else if (journal)
+                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "CODE_FILE=%s", file,
+                                            "CODE_LINE=%i", line, NULL);
+                if (journal && r < 0)
                         fprintf(stderr, "<%d>%s\n", level, buf);
-                else
+                else if (!journal)
                         fprintf(stderr, "boostd: %s\n", buf);
         }
 

@@ -42,6 +42,9 @@ fi
 [ "$(boostd_main_pid)" = "$new" ] || fail "boostd restarted on a bad reload"
 journalctl -u boostd -b --no-pager | grep -q '90-bad.conf:2' ||
 	fail "the journal does not name 90-bad.conf:2"
+# boostd logs natively: its own fields, not a parsed stderr line
+journalctl -u boostd -b -o export --no-pager | grep -q '^CODE_FILE=.*daemon/' ||
+	fail "boostd's journal entries carry no CODE_FILE= (not logged with sd_journal_send)"
 if boostctl reload 2> /run/err.txt; then
 	fail "Reload() accepted an invalid config"
 fi
