@@ -425,6 +425,12 @@ static int parse_rule_key(Parser *p, const char *section, const char *name,
                                            strerror(-k));
                 return set_string(p, &r->user, key, value);
         }
+        if (streq(key, "Manager")) {
+                if (!streq(value, "system") && !streq(value, "user"))
+                        return parser_fail(p, -EINVAL, "Manager=%s: expected system or user", value);
+                r->user_manager = streq(value, "user");
+                return 1;
+        }
         if (streq(key, "Pin")) {
                 int b = parse_bool(value);
 

@@ -40,6 +40,8 @@ typedef struct Rule {
         char *class_name;
         int class_index;        /* resolved after loading */
         bool pin;               /* Pin=: the class holds even in the foreground */
+        bool user_manager;      /* Manager=user: Unit= and Slice= name units
+                                 * of a user's manager, not the system's */
         char *file;             /* where Class= was set, for messages */
         unsigned line;
         unsigned section_line;

@@ -86,6 +86,44 @@ bool cgroup_path_is_in(const char *cgroup, const char *dir) {
 }
 
 
+/* Where the first user@UID.service component of a cgroup path ends, 0 if
+ * there is none: what comes before is the system manager's, what comes
+ * after a user's manager's. */
+static size_t cgroup_user_manager_end(const char *cgroup) {
+        const char *p = cgroup, *s;
+        size_t l;
+
+        while ((s = cgroup_next_component(&p, &l)))
+                if (l > strlen("user@.service") && strncmp(s, "user@", 5) == 0 && has_suffix(s, l, ".service"))
+                        return (size_t) (s - cgroup) + l;
+        return 0;
+}
+
+/* Unit= and Slice= against the part of the path the rule's manager owns. */
+static bool rule_matches_units(const Rule *r, const char *cgroup) {
+        size_t m = cgroup ? cgroup_user_manager_end(cgroup) : 0;
+        char part[4096], buf[256];
+        const char *unit;
+
+        if (!cgroup || (r->user_manager && m == 0))
+                return false;
+        if (r->user_manager)
+                cgroup += m;
+        else if (m > 0) {
+                if (m >= sizeof(part))
+                        return false;
+                memcpy(part, cgroup, m);
+                part[m] = '\0';
+                cgroup = part;
+        }
+        if (r->unit) {
+                unit = cgroup_path_unit(cgroup, buf, sizeof(buf));
+                if (!unit || fnmatch(r->unit, unit, 0) != 0)
+                        return false;
+        }
+        return !r->slice || cgroup_any_component(cgroup, ".slice", r->slice);
+}
+
 static bool rule_matches(const Rule *r, const ProcessInfo *p) {
         if (r->comm && (!p->comm || fnmatch(r->comm, p->comm, 0) != 0))
                 return false;
@@ -93,16 +131,7 @@ static bool rule_matches(const Rule *r, const ProcessInfo *p) {
                 return false;
         if (r->user && p->uid != r->uid)
                 return false;
-        if (r->unit) {
-                char buf[256];
-                const char *unit = cgroup_path_unit(p->cgroup, buf, sizeof(buf));
-
-                if (!unit || fnmatch(r->unit, unit, 0) != 0)
-                        return false;
-        }
-        if (r->slice && (!p->cgroup || !cgroup_any_component(p->cgroup, ".slice", r->slice)))
-                return false;
-        return true;
+        return (!r->unit && !r->slice) || rule_matches_units(r, p->cgroup);
 }
 
 int rules_find(const Config *c, const ProcessInfo *p) {

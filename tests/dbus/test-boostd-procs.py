@@ -39,6 +39,7 @@ Unit=foo.service
 Class=background
 [Rule:steam]
 Unit=app-steam-*.scope
+Manager=user
 Class=performance
 [Rule:builds]
 Slice=build.slice

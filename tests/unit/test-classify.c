@@ -26,7 +26,7 @@ static Config *load_text(const char *main_text, const char *dropin) {
 static const char rules_text[] =
         "[Class:games]\nBoost=70\n"
         "[Rule:indexer]\nComm=indexer\nClass=background\nPin=yes\n"
-        "[Rule:steam]\nUnit=app-steam-*.scope\nClass=games\n"
+        "[Rule:steam]\nUnit=app-steam-*.scope\nManager=user\nClass=games\n"
         "[Rule:builds]\nSlice=build.slice\nClass=background\n"
         "[Rule:blender]\nComm=blender\nClass=performance\n";
 

@@ -160,6 +160,7 @@ static const BadCase bad_cases[] = {
         { "[Class:Games]\n", -EINVAL, "1: invalid class name 'Games' (1-31 characters of a-z, 0-9, '_', '-')" },
         { "[Rule:x]\nComm=foo\nClass=nope\n", -ENOENT, "3: rule 'x' names unknown class 'nope'" },
         { "[Rule:x]\nClass=root\n", -EINVAL, "1: rule 'x' has no match key (Unit=, Slice=, Comm=, Exe= or User=)" },
+        { "[Rule:x]\nUnit=a.service\nManager=session\nClass=root\n", -EINVAL, "3: Manager=session: expected system or user" },
         { "[Rule:x]\nComm=foo\n", -EINVAL, "1: rule 'x' has no Class=" },
         { "[Rule:x]\nComm=foo\nClass=root\nPin=maybe\n", -EINVAL, "4: Pin=maybe: expected yes or no" },
         { "[Rule:x]\nComm=foo\nClass=root\nPin=\n", -EINVAL, "4: Pin=: expected yes or no" },

@@ -19,7 +19,7 @@ static Config *load(const char *text) {
 static const char rules_text[] =
         "[Class:games]\nBoost=70\n"
         "[Rule:pinned-indexer]\nComm=tracker-miner*\nClass=background\n"
-        "[Rule:steam]\nUnit=app-steam-*.scope\nClass=games\n"
+        "[Rule:steam]\nUnit=app-steam-*.scope\nManager=user\nClass=games\n"
         "[Rule:builds]\nSlice=build.slice\nClass=background\n"
         "[Rule:blender]\nExe=/usr/bin/blender\nClass=performance\n"
         "[Rule:nobody-editor]\nComm=vim\nUser=nobody\nClass=interactive\n"
@@ -46,6 +46,35 @@ static void test_unit_and_scope(void **state) {
         assert_int_equal(rules_find(c, &p), -ENOENT);
         assert_int_equal(rules_classify(c, &p), c->default_class_index);
         config_free(c);
+}
+
+/* Unit= and Slice= name the system manager's units unless Manager=user:
+ * a user cannot name a unit of their own manager after a boosted system
+ * service, and a system rule sees a user's whole manager as user@UID.service. */
+static void test_manager_of_units(void **state) {
+        Config *c = load("[Rule:sys]\nUnit=apt-daily*.service\nClass=background\n"
+                         "[Rule:usr]\nUnit=apt-daily*.service\nManager=user\nClass=performance\n"
+                         "[Rule:userslice]\nSlice=app.slice\nClass=interactive\n"
+                         "[Rule:usermgr]\nUnit=user@1000.service\nSlice=user-1000.slice\nClass=performance\n");
+        Config *d = load("[Rule:userslice]\nSlice=app.slice\nManager=user\nClass=interactive\n");
+        ProcessInfo sys = { .comm = "apt", .cgroup = "/system.slice/apt-daily.service" };
+        ProcessInfo usr = { .comm = "apt", .cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                                                     "apt-daily-fake.service" };
+        ProcessInfo app = { .comm = "x", .cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                                                   "app-x.scope" };
+        ProcessInfo sysapp = { .comm = "x", .cgroup = "/system.slice/app.slice/x.service" };
+
+        (void) state;
+        assert_int_equal(rules_find(c, &sys), 0);
+        assert_int_equal(rules_find(c, &usr), 1);       /* not "sys" */
+        /* app.slice of a user's manager is not a system slice ... */
+        assert_int_equal(rules_find(c, &app), 3);
+        assert_int_equal(rules_find(c, &sysapp), 2);
+        /* ... but it is with Manager=user, where system paths never match */
+        assert_int_equal(rules_find(d, &app), 0);
+        assert_int_equal(rules_find(d, &sysapp), -ENOENT);
+        config_free(c);
+        config_free(d);
 }
 
 static void test_slice_any_level(void **state) {
@@ -120,6 +149,7 @@ static void test_user_resolved_at_load(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_unit_and_scope),
+                cmocka_unit_test(test_manager_of_units),
                 cmocka_unit_test(test_slice_any_level),
                 cmocka_unit_test(test_comm_exe_user),
                 cmocka_unit_test(test_first_match_wins),

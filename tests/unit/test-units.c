@@ -20,7 +20,7 @@ static const char *const classes[] = { "background", "interactive", "performance
 #define CONFIG                                                          \
         "[Rule:foo]\nUnit=foo.service\nClass=background\n"             \
         "[Rule:bar]\nUnit=bar.service\nClass=performance\n"            \
-        "[Rule:steam]\nUnit=app-steam-*.scope\nClass=performance\n"    \
+        "[Rule:steam]\nUnit=app-steam-*.scope\nManager=user\nClass=performance\n"    \
         "[Rule:builds]\nSlice=build.slice\nClass=background\n"
 
 #define FOO "sys/fs/cgroup/system.slice/foo.service"
