@@ -24,6 +24,13 @@
  * When the kernel drops events (IN_Q_OVERFLOW), removals among them,
  * the watch starts over from the tree as it is.
  *
+ * A user's manager (user@UID.service, Delegate=yes) is the user's to
+ * shape: any user can make directories there. Below it only slices and
+ * units are watched, nothing below a unit, and at most
+ * USER_WATCHES_MAX directories per user, so that no user can spend
+ * root's inotify watches (a limit PID 1 shares) or this daemon's time.
+ * Warnings about watches are rate-limited for the same reason.
+ *
  * The tree may vanish (tests remove it): then the nearest existing
  * ancestor is watched until it is back. IN_ATTRIB of an app scope
  * follows GNOME's user.xdg.inactive-since: removed from a scope that had
@@ -37,6 +44,7 @@
 #include <sys/xattr.h>
 
 #include "classify.h"
+#include "event-util.h"
 #include "events.h"
 #include "log.h"
 #include "rules.h"
@@ -44,6 +52,10 @@
 #include "util.h"
 
 #define ROUNDS_MAX 10
+#define DEPTH_MAX 64U                   /* a loop of bind mounts, not a cgroup tree */
+#define USER_WATCHES_MAX 512U
+#define WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
+#define WARN_BURST 5U
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | \
                     IN_ONLYDIR | IN_DONT_FOLLOW)
 #define WAIT_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
@@ -57,7 +69,13 @@ typedef struct WatchDir {
         int inactive;           /* user.xdg.inactive-since: -1 unknown, 0 absent, 1 set */
         pid_t *pids;            /* what its cgroup.procs listed last, sorted */
         size_t n_pids;
+        uid_t user;             /* below user@UID.service: UID, else -1 */
 } WatchDir;
+
+typedef struct UserWatches {
+        uid_t uid;
+        unsigned n;
+} UserWatches;
 
 struct Units {
         SourceContext ctx;
@@ -71,7 +89,87 @@ struct Units {
         bool gone;              /* the tree vanished (logged once) */
         bool limit_hit;         /* out of inotify watches (logged once) */
         bool limit_hit_now;     /* ... in the read of the whole tree running */
+        UserWatches *users;     /* watches per user manager */
+        size_t n_users;
+        uint64_t warn_begin;    /* rate limit of warnings */
+        unsigned warn_n;
 };
+
+/* At most WARN_BURST warnings per WARN_INTERVAL_USEC. */
+static bool units_may_warn(Units *w) {
+        uint64_t now = now_usec();
+
+        if (w->warn_begin == 0 || now - w->warn_begin > WARN_INTERVAL_USEC) {
+                w->warn_begin = now;
+                w->warn_n = 0;
+        }
+        return w->warn_n++ < WARN_BURST;
+}
+
+static UserWatches *units_user(Units *w, uid_t uid, bool create) {
+        UserWatches *u;
+
+        for (size_t i = 0; i < w->n_users; i++)
+                if (w->users[i].uid == uid)
+                        return &w->users[i];
+        if (!create)
+                return NULL;
+        u = realloc(w->users, (w->n_users + 1) * sizeof(UserWatches));
+        if (!u)
+                return NULL;
+        w->users = u;
+        w->users[w->n_users] = (UserWatches) { .uid = uid };
+        return &w->users[w->n_users++];
+}
+
+static bool has_suffix(const char *s, size_t l, const char *suffix) {
+        size_t sl = strlen(suffix);
+
+        return l >= sl && memcmp(s + l - sl, suffix, sl) == 0;
+}
+
+/* Whose a directory is (path below the top): the UID of the user@UID.service
+ * it lies below, or -1 for the system's; and whether it may be watched:
+ * below a user's manager only slices and units, and nothing below a
+ * unit. */
+static bool watch_path_allowed(const char *path, uid_t *ret_user) {
+        const char *s = path, *e;
+        bool in_user = false, below_unit = false;
+        unsigned long uid;
+
+        *ret_user = (uid_t) -1;
+        while (*s == '/')
+                s++;
+        for (; *s; s = *e ? e + 1 : e) {
+                size_t l;
+
+                e = strchrnul(s, '/');
+                l = (size_t) (e - s);
+                if (!in_user) {
+                        if (l > 13 && strncmp(s, "user@", 5) == 0 && has_suffix(s, l, ".service") &&
+                            sscanf(s + 5, "%lu", &uid) == 1) {
+                                in_user = true;
+                                *ret_user = (uid_t) uid;
+                        }
+                        continue;
+                }
+                if (below_unit)
+                        return false;
+                if (has_suffix(s, l, ".service") || has_suffix(s, l, ".scope"))
+                        below_unit = true;
+                else if (!has_suffix(s, l, ".slice"))
+                        return false;
+        }
+        return true;
+}
+
+static unsigned path_depth(const char *path) {
+        unsigned n = 0;
+
+        for (const char *c = path; *c; c++)
+                n += *c == '/';
+        return n;
+}
 
 static int pid_cmp(const void *a, const void *b) {
         pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
@@ -106,7 +204,10 @@ static void watch_dir_free(WatchDir *d) {
 
 static void watch_remove_at(Units *w, size_t i, bool rm_watch) {
         WatchDir *d = w->dirs[i];
+        UserWatches *u = d->user != (uid_t) -1 ? units_user(w, d->user, false) : NULL;
 
+        if (u && u->n > 0)
+                u->n--;
         if (rm_watch)
                 (void) inotify_rm_watch(w->fd, d->wd);
         w->dirs[i] = w->dirs[--w->n_dirs];
@@ -201,11 +302,27 @@ static void watch_read_procs(Units *w, WatchDir *d, bool all) {
 
 /* Watches a directory; returns it (or the one already watched there). */
 static WatchDir *watch_add_dir(Units *w, const char *path) {
-        _cleanup_(freep) char *full = watch_full_path(w, path), *app = NULL;
+        _cleanup_(freep) char *full = NULL, *app = NULL;
+        UserWatches *u = NULL;
         WatchDir *d, **dirs;
+        uid_t user;
         size_t l;
         int wd, i;
 
+        if (!watch_path_allowed(path, &user))
+                return NULL;
+        if (user != (uid_t) -1) {
+                u = units_user(w, user, true);
+                if (!u)
+                        return NULL;
+                if (u->n >= USER_WATCHES_MAX) {
+                        if (units_may_warn(w))
+                                log_warning(w->ctx.log, "Not watching %s: user %u has %u directories watched already.",
+                                            path, (unsigned) user, u->n);
+                        return NULL;
+                }
+        }
+        full = watch_full_path(w, path);
         if (!full)
                 return NULL;
         wd = inotify_add_watch(w->fd, full, WATCH_MASK);
@@ -215,12 +332,12 @@ static WatchDir *watch_add_dir(Units *w, const char *path) {
                          * directories that come, until a read of the
                          * whole tree, which tries them all again, gets
                          * through. */
-                        if (!w->limit_hit)
+                        if (!w->limit_hit && units_may_warn(w))
                                 log_warning(w->ctx.log,
                                             "Cannot watch %s: the limit of inotify watches is reached (sysctl fs.inotify.max_user_watches). "
                                             "Units there are not followed until the tree is read again (a reload).", full);
                         w->limit_hit = w->limit_hit_now = true;
-                } else if (errno != ENOENT && errno != ENOTDIR)
+                } else if (errno != ENOENT && errno != ENOTDIR && units_may_warn(w))
                         log_warning_errno(w->ctx.log, -errno, "Cannot watch %s: %m", full);
                 return NULL;
         }
@@ -240,6 +357,9 @@ static WatchDir *watch_add_dir(Units *w, const char *path) {
         }
         d->wd = wd;
         d->inactive = -1;
+        d->user = user;
+        if (u)
+                u->n++;
         l = cgroup_path_unit_prefix(path);
         d->unit = l > 0;
         /* GNOME marks the app's own scope */
@@ -260,13 +380,13 @@ static void watch_add_tree(Units *w, const char *path, unsigned depth, bool all)
         struct dirent *de;
         WatchDir *d;
 
+        if (depth > DEPTH_MAX)
+                return;
         /* Watch first, then read: what appears meanwhile makes an event. */
         d = watch_add_dir(w, path);
         if (!d)
                 return;
         watch_read_procs(w, d, all);
-        if (depth > 64)
-                return;         /* a loop of bind mounts, not a cgroup tree */
         full = watch_full_path(w, path);
         dir = full ? opendir(full) : NULL;
         if (!dir)
@@ -419,7 +539,7 @@ static void watch_handle(Units *w, const struct inotify_event *e) {
         }
         if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) {
                 if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
-                        watch_add_tree(w, sub, 0, false);
+                        watch_add_tree(w, sub, path_depth(sub), false);
         } else if ((e->mask & (IN_MOVED_FROM | IN_DELETE)) && (e->mask & IN_ISDIR)) {
                 /* A removed directory's own IN_IGNORED drops its entry
                  * too; this does not depend on it, nor on which comes
@@ -502,6 +622,7 @@ Units *units_free(Units *w) {
         for (size_t i = 0; i < w->n_dirs; i++)
                 watch_dir_free(w->dirs[i]);
         free(w->dirs);
+        free(w->users);
         if (w->fd >= 0)
                 close(w->fd);
         free(w->top);

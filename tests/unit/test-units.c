@@ -534,6 +534,60 @@ static void test_overflow_forgets_removed(void **state) {
         assert_true(run_until_n_dirs(f, 3));
 }
 
+/* A user's manager is theirs to shape: below user@UID.service only
+ * slices and units are watched, nothing below a unit, and at most 512
+ * directories per user; the system's tree is not limited by that. */
+static void test_user_subtree_bounded(void **state) {
+        Fixture *f = *state;
+        char p[512];
+        size_t n;
+
+        mkdirs(f->root, APP "/app-x.scope");
+        start(f, false);
+        /* top, system.slice, user.slice, user-1000.slice, user@1000.service,
+         * app.slice, app-x.scope */
+        assert_int_equal(units_n_dirs(f->m->units), 7);
+        /* below a unit, and names that are neither slice nor unit */
+        mkdirs(f->root, APP "/app-x.scope/sub/deeper");
+        mkdirs(f->root, APP "/../junk/more");
+        run_for(f, 50);
+        assert_int_equal(units_n_dirs(f->m->units), 7);
+        /* a new scope is watched */
+        mkdirs(f->root, APP "/app-y.scope");
+        assert_true(run_until_n_dirs(f, 8));
+        /* one user's 600 scopes: 512 watches for that user in all */
+        for (int i = 0; i < 600; i++) {
+                snprintf(p, sizeof(p), APP "/app-many-%d.scope", i);
+                mkdirs(f->root, p);
+                if (i % 50 == 0)
+                        run_for(f, 5);
+        }
+        run_for(f, 200);
+        n = units_n_dirs(f->m->units);
+        assert_int_equal(n, 4 + 512);   /* top, system.slice, user.slice, user-1000.slice */
+        /* the system's units are still followed */
+        mkdirs(f->root, FOO);
+        assert_true(run_until_n_dirs(f, n + 1));
+}
+
+/* A new directory counts its depth from the top, so a chain made one
+ * directory at a time is cut at the same depth as one read at start. */
+static void test_depth_of_new_directories(void **state) {
+        Fixture *f = *state;
+        char p[4096] = "sys/fs/cgroup/system.slice";
+
+        start(f, false);
+        assert_int_equal(units_n_dirs(f->m->units), 2);
+        for (int i = 0; i < 80; i++) {
+                strcat(p, "/d");
+                mkdirs(f->root, p);
+                run_for(f, 3);
+        }
+        run_for(f, 100);
+        /* depth 0 (the top) to 64 */
+        assert_int_equal(units_n_dirs(f->m->units), 65);
+}
+
 /* GNOME's xattr changed while the events were lost: the focus follows. */
 static void test_overflow_keeps_the_focus(void **state) {
         Fixture *f = *state;
@@ -799,6 +853,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_overflow_forgets_removed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_user_subtree_bounded, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_depth_of_new_directories, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_overflow_keeps_the_focus, setup, teardown),
         };
 
