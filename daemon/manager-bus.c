@@ -51,7 +51,7 @@ static int bus_authorize(Manager *m, sd_bus_message *msg, const char *action, Po
 
         if (r < 0)
                 return r;
-        return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, m, &m->log, error);
+        return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, m, NULL, &m->log, error);
 }
 
 /* SetBoost(s group, u boost) */
@@ -160,84 +160,133 @@ static int method_get_process(sd_bus_message *msg, void *userdata, sd_bus_error 
                                           rep.decided_by, rep.rule ?: "", (uint32_t) rep.from);
 }
 
+/* What Classify() and SetForeground() act on, pinned when the call comes
+ * in: the move checks that the PID still names that process (start time)
+ * and that its owner is the one polkit was asked about, so what is moved
+ * is what was authorized. */
+typedef struct TargetCall {
+        Manager *m;
+        ProcessId id;
+        uid_t owner;
+        uid_t confine;                  /* "own process": the caller, else -1 */
+        char group[CLASS_NAME_MAX];     /* Classify() */
+} TargetCall;
+
+static void target_call_free(void *p) {
+        free(p);
+}
+
+/* The target is still what was pinned, or an error for the caller. */
+static int target_check(TargetCall *t, sd_bus_error *error) {
+        uid_t owner;
+
+        if (process_id_is_current(t->m->proc_root, &t->id) <= 0 ||
+            proc_get_uid(t->m->proc_root, t->id.pid, &owner) < 0)
+                return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "No process %d", (int) t->id.pid);
+        if (owner != t->owner)
+                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED,
+                                 "Process %d changed its owner while the call was checked", (int) t->id.pid);
+        return 0;
+}
+
 static int perform_classify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        const char *group;
-        uint32_t pid;
+        TargetCall *t = userdata;
         int r;
 
-        r = sd_bus_message_read(msg, "us", &pid, &group);
+        r = target_check(t, error);
         if (r < 0)
                 return r;
-        r = manager_classify(m, (pid_t) pid, group);
+        r = manager_classify_process(t->m, &t->id, t->group);
         if (r == -ENOENT)
-                return bus_check_group(m, group, error);
+                return bus_check_group(t->m, t->group, error);
         if (r < 0)
-                return bus_process_error(r, pid, "move", error);
+                return bus_process_error(r, (uint32_t) t->id.pid, "move", error);
         return sd_bus_reply_method_return(msg, "");
 }
 
 static int perform_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        uint32_t pid;
+        TargetCall *t = userdata;
         int r;
 
-        r = sd_bus_message_read(msg, "u", &pid);
+        r = target_check(t, error);
         if (r < 0)
                 return r;
-        r = manager_set_foreground(m, (pid_t) pid);
+        r = manager_set_foreground_process(t->m, &t->id, t->confine);
         if (r < 0)
-                return bus_process_error(r, pid, "place", error);
+                return bus_process_error(r, (uint32_t) t->id.pid, "place", error);
         return sd_bus_reply_method_return(msg, "");
 }
 
-/* A caller may move its own processes with org.boostd.classify; others'
- * need org.boostd.classify-any (admin). */
-static int classify_action(Manager *m, sd_bus_message *msg, uint32_t pid, const char **ret,
-                           sd_bus_error *error) {
-        uid_t caller, owner;
+/* Pins the process a caller names, by PID or by pidfd (fd >= 0), and asks
+ * polkit: a caller may name its own processes with org.boostd.classify;
+ * others' need org.boostd.classify-any (admin). */
+static int bus_target_authorize(Manager *m, sd_bus_message *msg, uint32_t pid, int fd, const char *group,
+                                PolkitPerform perform, sd_bus_error *error) {
+        _cleanup_(freep) TargetCall *t = NULL;
+        const char *action;
+        uid_t caller;
+        pid_t p;
         int r;
 
-        if (pid == 0 || pid > INT32_MAX || proc_get_uid(m->proc_root, (pid_t) pid, &owner) < 0)
+        if (fd >= 0) {
+                r = pidfd_get_pid(fd, &p);
+                if (r == -EBADF)
+                        return bus_error(error, -EBADF, BOOST_ERROR_INVALID_ARGS, "Not a pidfd");
+                if (r < 0)
+                        return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "The pidfd's process exited");
+        } else if (pid == 0 || pid > INT32_MAX)
                 return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "No process %u", pid);
+        else
+                p = (pid_t) pid;
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        t->m = m;
+        t->id.pid = p;
+        if (group)
+                strcpy(t->group, group);        /* checked: a known group's name */
+        if (proc_get_start_time(m->proc_root, p, &t->id.start_time) < 0 ||
+            proc_get_uid(m->proc_root, p, &t->owner) < 0 ||
+            /* the pidfd's process, not one that took its PID since */
+            (fd >= 0 && (pidfd_get_pid(fd, &p) < 0 || p != t->id.pid)))
+                return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "No process %d", (int) t->id.pid);
         r = bus_caller_uid(msg, &caller);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        *ret = caller == owner ? "org.boostd.classify" : "org.boostd.classify-any";
-        return 0;
+        action = caller == t->owner ? "org.boostd.classify" : "org.boostd.classify-any";
+        t->confine = caller == t->owner && caller != 0 ? caller : (uid_t) -1;
+        return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, TAKE_PTR(t),
+                                target_call_free, &m->log, error);
 }
 
+/* Classify(u pid, s group); ClassifyPidFD(h pidfd, s group) */
 static int method_classify(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *group, *action = NULL;
-        uint32_t pid;
-        int r;
+        bool by_fd = streq(sd_bus_message_get_member(msg), "ClassifyPidFD");
+        const char *group;
+        uint32_t pid = 0;
+        int fd = -1, r;
 
-        r = sd_bus_message_read(msg, "us", &pid, &group);
+        r = by_fd ? sd_bus_message_read(msg, "hs", &fd, &group) : sd_bus_message_read(msg, "us", &pid, &group);
         if (r < 0)
                 return r;
         r = bus_check_group(m, group, error);
         if (r < 0)
                 return r;
-        r = classify_action(m, msg, pid, &action, error);
-        if (r < 0)
-                return r;
-        return bus_authorize(m, msg, action, perform_classify, error);
+        return bus_target_authorize(m, msg, pid, fd, group, perform_classify, error);
 }
 
+/* SetForeground(u pid); SetForegroundPidFD(h pidfd) */
 static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const char *action = NULL;
-        uint32_t pid;
-        int r;
+        bool by_fd = streq(sd_bus_message_get_member(msg), "SetForegroundPidFD");
+        uint32_t pid = 0;
+        int fd = -1, r;
 
-        r = sd_bus_message_read(msg, "u", &pid);
+        r = by_fd ? sd_bus_message_read(msg, "h", &fd) : sd_bus_message_read(msg, "u", &pid);
         if (r < 0)
                 return r;
-        r = classify_action(m, msg, pid, &action, error);
-        if (r < 0)
-                return r;
-        return bus_authorize(m, msg, action, perform_set_foreground, error);
+        return bus_target_authorize(m, msg, pid, fd, NULL, perform_set_foreground, error);
 }
 
 /* A hold lasts while its client is on the bus. */
@@ -543,11 +592,15 @@ static const sd_bus_vtable boost_vtable[] = {
                                  method_get_boost, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Classify", "us", SD_BUS_PARAM(pid) SD_BUS_PARAM(group),
                                  NULL, , method_classify, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ClassifyPidFD", "hs", SD_BUS_PARAM(pidfd) SD_BUS_PARAM(group),
+                                 NULL, , method_classify, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetProcess", "u", SD_BUS_PARAM(pid), "ssssu",
                                  SD_BUS_PARAM(group) SD_BUS_PARAM(class) SD_BUS_PARAM(reason)
                                  SD_BUS_PARAM(rule) SD_BUS_PARAM(parent),
                                  method_get_process, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetForeground", "u", SD_BUS_PARAM(pid),
+                                 NULL, , method_set_foreground, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("SetForegroundPidFD", "h", SD_BUS_PARAM(pidfd),
                                  NULL, , method_set_foreground, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Hold", "suus",
                                  SD_BUS_PARAM(group) SD_BUS_PARAM(boost)

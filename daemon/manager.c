@@ -313,16 +313,24 @@ int manager_get_boost(Manager *m, const char *group, unsigned *ret_base, unsigne
         return 0;
 }
 
-int manager_classify(Manager *m, pid_t pid, const char *group) {
+int manager_classify_process(Manager *m, const ProcessId *id, const char *group) {
         int g = groups_find(&m->groups, group);
 
         if (g < 0)
                 return g;
-        return placer_classify(&m->placer, pid, (size_t) g);
+        return placer_classify(&m->placer, id, (size_t) g);
+}
+
+int manager_classify(Manager *m, pid_t pid, const char *group) {
+        return manager_classify_process(m, &(ProcessId) { .pid = pid }, group);
+}
+
+int manager_set_foreground_process(Manager *m, const ProcessId *id, uid_t confine_uid) {
+        return placer_set_foreground(&m->placer, id, confine_uid);
 }
 
 int manager_set_foreground(Manager *m, pid_t pid) {
-        return placer_set_foreground(&m->placer, pid);
+        return manager_set_foreground_process(m, &(ProcessId) { .pid = pid }, (uid_t) -1);
 }
 
 int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret) {

@@ -98,6 +98,12 @@ int manager_reset_boost(Manager *m, const char *group);
 int manager_get_boost(Manager *m, const char *group, unsigned *ret_base, unsigned *ret_effective);
 int manager_classify(Manager *m, pid_t pid, const char *group);
 int manager_set_foreground(Manager *m, pid_t pid);
+/* The same for a process pinned by start time when the call came in
+ * (-ESRCH if its PID names another process now); SetForeground() of a
+ * user's own process takes its unit along only in user-UID.slice
+ * (confine_uid; -1: any unit). */
+int manager_classify_process(Manager *m, const ProcessId *id, const char *group);
+int manager_set_foreground_process(Manager *m, const ProcessId *id, uid_t confine_uid);
 /* Where a process is and what decided it (placer.h). */
 int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret);
 int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout_ms,

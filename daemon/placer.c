@@ -58,22 +58,24 @@ static int placer_attach(Placer *p, const ProcessId *id, size_t g) {
         return r;
 }
 
-/* Names a live process by PID and start time, holding a pidfd so that the
- * PID cannot be reused while it is being moved. */
-static int placer_pin_process(Placer *p, pid_t pid, ProcessId *ret_id, int *ret_pidfd) {
+/* Names a live process by PID and start time, holding a pidfd that tells
+ * whether it exited while it was being moved. want->start_time, if not
+ * 0, is the process the caller meant (pinned when its call came in): a
+ * PID that names another process now is -ESRCH. */
+static int placer_pin_process(Placer *p, const ProcessId *want, ProcessId *ret_id, int *ret_pidfd) {
         _cleanup_(closep) int fd = -1;
         int r;
 
-        if (pid <= 0)
+        if (want->pid <= 0)
                 return -ESRCH;
-        fd = pidfd_open_pid(pid);
+        fd = pidfd_open_pid(want->pid);
         if (fd == -ESRCH)
                 return -ESRCH;
         /* Without pidfds (old kernel, seccomp) the start time alone names
          * the process. */
-        ret_id->pid = pid;
-        r = proc_get_start_time(p->proc_root, pid, &ret_id->start_time);
-        if (r < 0)
+        ret_id->pid = want->pid;
+        r = proc_get_start_time(p->proc_root, want->pid, &ret_id->start_time);
+        if (r < 0 || (want->start_time != 0 && ret_id->start_time != want->start_time))
                 return -ESRCH;
         *ret_pidfd = TAKE_FD(fd);
         return 0;
@@ -99,22 +101,44 @@ static void placer_released(Placer *p, const ProcessId *id) {
         p->released[p->n_released++ % ELEMENTSOF(p->released)] = *e;
 }
 
-static int placer_move(Placer *p, pid_t pid, size_t g, bool record) {
-        _cleanup_(closep) int fd = -1;
+/* The move hit a process that is not the one pinned (it exited and its
+ * PID was reused between the check and the write): back where it was. */
+static void placer_undo_move(Placer *p, const ProcessId *id, const char *was) {
         State *j = p->state;
+
+        if (was[0])
+                (void) p->backend->vt->attach(p->backend, was, id);
+        state_pid_remove(&j->placed, &j->n_placed, id->pid);
+        j->dirty = true;
+        state_save_later(j);
+        log_warning(p->log, "PID %d exited while it was moved; the process now under that PID was put back.",
+                    (int) id->pid);
+}
+
+static int placer_move(Placer *p, const ProcessId *want, size_t g, bool record) {
+        _cleanup_(closep) int fd = -1;
+        char was[CLASS_NAME_MAX] = "";
+        State *j = p->state;
+        pid_t pid = want->pid;
         ProcessId id;
         int r;
 
-        r = placer_pin_process(p, pid, &id, &fd);
+        r = placer_pin_process(p, want, &id, &fd);
         if (r < 0)
                 return r;
         if (g == 0)
                 placer_released(p, &id);
+        if (p->backend && p->backend->vt && p->backend->vt->group_of &&
+            p->backend->vt->group_of(p->backend, pid, was, sizeof(was)) < 0)
+                was[0] = '\0';
         r = placer_attach(p, &id, g);
         if (r >= 0 && fd < 0 && process_id_is_current(p->proc_root, &id) <= 0)
                 r = -ESRCH;
-        if (r == -ESRCH || (r >= 0 && !pidfd_still_alive(fd)))
-                return -ESRCH;
+        if (r >= 0 && !pidfd_still_alive(fd)) {
+                if (process_id_is_current(p->proc_root, &id) <= 0)
+                        placer_undo_move(p, &id, was);
+                r = -ESRCH;
+        }
         if (r < 0)
                 return r;
         if (record) {
@@ -127,14 +151,14 @@ static int placer_move(Placer *p, pid_t pid, size_t g, bool record) {
         return 0;
 }
 
-int placer_classify(Placer *p, pid_t pid, size_t g) {
+int placer_classify(Placer *p, const ProcessId *id, size_t g) {
         int r;
 
-        r = placer_move(p, pid, g, true);
+        r = placer_move(p, id, g, true);
         if (r < 0)
                 return r;
         state_commit(p->state);
-        log_info(p->log, "PID %d moved to %s.", (int) pid, p->groups->groups[g].name);
+        log_info(p->log, "PID %d moved to %s.", (int) id->pid, p->groups->groups[g].name);
         return 0;
 }
 
@@ -333,7 +357,7 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
         }
         log_debug(p->log, "PID %d: %s (%s).", (int) pid, p->groups->groups[g].name,
                   classify_reason_to_string(reason));
-        return placer_move(p, pid, (size_t) g, false);
+        return placer_move(p, &(ProcessId) { .pid = pid }, (size_t) g, false);
 }
 
 int placer_explain(Placer *p, pid_t pid, PlacerReport *ret) {
@@ -408,19 +432,37 @@ static void placer_foreground_changed(Placer *p, const ProcessId *old, const cha
                 (void) placer_place(p, old->pid, NULL, true);
 }
 
-int placer_set_foreground(Placer *p, pid_t pid) {
+/* Whether cgroup lies in uid's own slice, user-UID.slice. */
+static bool cgroup_in_user_slice(const char *cgroup, uid_t uid) {
+        char slice[64];
+
+        snprintf(slice, sizeof(slice), "/user-%u.slice/", (unsigned) uid);
+        return cgroup && strncmp(cgroup, "/user.slice", 11) == 0 && strstr(cgroup, slice) == cgroup + 11;
+}
+
+int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
         ProcessId id, old = p->foreground;
+        pid_t pid = want->pid;
         int r;
 
-        r = placer_pin_process(p, pid, &id, &fd);
+        r = placer_pin_process(p, want, &id, &fd);
         if (r < 0)
                 return r;
         cg = placer_cgroup_of(p, pid);
         r = classify_app_unit(cg, &unit);
         if (r < 0)
                 return r;
+        /* A user who may only name their own processes takes their unit
+         * along only inside their own slice: a user's cron job must not
+         * bring cron.service up. */
+        if (unit && confine_uid != (uid_t) -1 && !cgroup_in_user_slice(unit, confine_uid)) {
+                log_debug(p->log, "Foreground: PID %d only, %s is not in user-%u.slice.", (int) pid, unit,
+                          (unsigned) confine_uid);
+                free(unit);
+                unit = NULL;
+        }
 
         old_unit = TAKE_PTR(p->foreground_unit);
         p->foreground = id;

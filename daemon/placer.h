@@ -49,10 +49,13 @@ void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state
 void placer_done(Placer *p);
 
 /* Classify(): the process goes to group index g and stays there until it
- * exits; root (0) ends that. Recorded in the state. */
-int placer_classify(Placer *p, pid_t pid, size_t g);
-/* SetForeground(): the process and its app's unit are the foreground. */
-int placer_set_foreground(Placer *p, pid_t pid);
+ * exits; root (0) ends that. Recorded in the state. id->start_time, if
+ * not 0, pins the process meant (-ESRCH if the PID names another now). */
+int placer_classify(Placer *p, const ProcessId *id, size_t g);
+/* SetForeground(): the process and its app's unit are the foreground;
+ * with confine_uid (not -1), the unit only if it lies in that user's
+ * user-UID.slice. */
+int placer_set_foreground(Placer *p, const ProcessId *id, uid_t confine_uid);
 /* A focus source: the app at the cgroup path unit has the focus (NULL:
  * none does). */
 int placer_set_foreground_unit(Placer *p, const char *unit);

@@ -18,6 +18,7 @@ struct PolkitQuery {
         sd_bus_slot *slot;
         PolkitPerform perform;
         void *userdata;
+        void (*free_userdata)(void *);
         const LogContext *log;
 };
 
@@ -31,6 +32,8 @@ static PolkitQuery *query_free(PolkitQuery *q) {
                 }
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->msg);
+        if (q->free_userdata)
+                q->free_userdata(q->userdata);
         free(q);
         return NULL;
 }
@@ -94,9 +97,19 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         return 0;
 }
 
+/* perform, then userdata freed if it is the query's */
+static int perform_now(PolkitPerform perform, sd_bus_message *msg, void *userdata, void (*free_userdata)(void *),
+                       sd_bus_error *error) {
+        int r = perform ? perform(msg, userdata, error) : 0;
+
+        if (free_userdata)
+                free_userdata(userdata);
+        return r;
+}
+
 int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, const char *action,
-                     PolkitPerform perform, void *userdata, const LogContext *log,
-                     sd_bus_error *error) {
+                     PolkitPerform perform, void *userdata, void (*free_userdata)(void *),
+                     const LogContext *log, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         bool interactive = sd_bus_message_get_allow_interactive_authorization(msg) > 0;
         PolkitQuery *q;
@@ -104,36 +117,34 @@ int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, co
         int r;
 
         r = bus_caller_uid(msg, &uid);
-        if (r < 0)
+        if (r < 0) {
+                (void) perform_now(NULL, msg, userdata, free_userdata, error);
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+        }
         if (uid == 0)
-                return perform(msg, userdata, error);
+                return perform_now(perform, msg, userdata, free_userdata, error);
 
         r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1",
                                            "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority",
                                            "CheckAuthorization");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(call, "(sa{sv})s", "system-bus-name", 1, "name", "s",
-                                  sd_bus_message_get_sender(msg), action);
-        if (r < 0)
-                return r;
+        if (r >= 0)
+                r = sd_bus_message_append(call, "(sa{sv})s", "system-bus-name", 1, "name", "s",
+                                          sd_bus_message_get_sender(msg), action);
         /* details, flags (AllowUserInteraction = 1 if the caller set
          * ALLOW_INTERACTIVE_AUTHORIZATION on its call), cancellation id */
-        r = sd_bus_message_append(call, "a{ss}us", 0, interactive ? 1U : 0U, "");
-        if (r < 0)
-                return r;
-
-        q = calloc(1, sizeof(*q));
+        if (r >= 0)
+                r = sd_bus_message_append(call, "a{ss}us", 0, interactive ? 1U : 0U, "");
+        q = r >= 0 ? calloc(1, sizeof(*q)) : NULL;
         if (!q)
-                return -ENOMEM;
+                return perform_now(NULL, msg, userdata, free_userdata, error) ?: (r < 0 ? r : -ENOMEM);
         *q = (PolkitQuery) {
                 .next = *queries,
                 .queries = queries,
                 .msg = sd_bus_message_ref(msg),
                 .perform = perform,
                 .userdata = userdata,
+                .free_userdata = free_userdata,
                 .log = log,
         };
         *queries = q;

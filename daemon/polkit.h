@@ -20,11 +20,13 @@ typedef int (*PolkitPerform)(sd_bus_message *msg, void *userdata, sd_bus_error *
 int bus_caller_uid(sd_bus_message *msg, uid_t *ret);
 
 /* Runs perform now for root, else once polkit allows action for msg's
- * sender (no interaction: a daemon cannot wait for a password); a refusal
- * or a failed check answers msg with AccessDenied. Returns what perform
- * returns, or 1 when the reply will follow. */
+ * sender (with interaction if the caller allowed it); a refusal or a
+ * failed check answers msg with AccessDenied. Returns what perform
+ * returns, or 1 when the reply will follow. With free_userdata the query
+ * owns userdata (what the handler pinned before the round trip, say) and
+ * frees it in every case, on error too. */
 int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, const char *action,
-                     PolkitPerform perform, void *userdata, const LogContext *log,
-                     sd_bus_error *error);
+                     PolkitPerform perform, void *userdata, void (*free_userdata)(void *),
+                     const LogContext *log, sd_bus_error *error);
 /* Drops the queries in flight, unanswered (the daemon stops). */
 void polkit_cancel_all(PolkitQuery **queries);

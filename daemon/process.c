@@ -244,6 +244,25 @@ int process_id_is_current(const char *proc_root, const ProcessId *id) {
         return st == id->start_time;
 }
 
+int pidfd_get_pid(int fd, pid_t *ret) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[128];
+        int pid;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? -EBADF : -errno;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "Pid:\t%d", &pid) == 1) {
+                        if (pid <= 0)
+                                return -ESRCH;  /* -1: exited; 0: another namespace */
+                        *ret = pid;
+                        return 0;
+                }
+        return -EBADF;                          /* not a pidfd */
+}
+
 int pidfd_open_pid(pid_t pid) {
         int fd;
 

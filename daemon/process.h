@@ -52,3 +52,6 @@ int process_id_is_current(const char *proc_root, const ProcessId *id);
 int process_id_is_gone(const char *proc_root, const ProcessId *id, bool *ret_leader_exited);
 
 int pidfd_open_pid(pid_t pid);
+/* The PID a pidfd refers to: -ESRCH if the process exited, -EBADF if fd is
+ * not a pidfd. */
+int pidfd_get_pid(int fd, pid_t *ret);

@@ -202,6 +202,83 @@ class ProcsTest(harness.BoostdTest):
         self.assertTrue(self.in_group('background', a))
         self.assertTrue(self.in_group('background', b))
 
+    def spawn_as(self, user):
+        p = subprocess.Popen(['setpriv', *harness.as_user(user), 'sleep', '300'])
+        self.children.append(p)
+        eventually(lambda: self.comm(p.pid) == 'sleep', msg='sleep running')
+        self.proc_cgroup(p.pid, '/')
+        return p.pid
+
+    def test_own_foreground_takes_only_own_units(self):
+        # nobody's processes in a system unit (a cron job, say) and in
+        # nobody's own app scope
+        self.polkit.SetAllowed(['org.boostd.classify'])
+        a, b = self.spawn_as('nobody'), self.spawn_as('nobody')
+        c, d = self.spawn_as('nobody'), self.spawn_as('nobody')
+        self.unit('system.slice/cron.service', a, b)
+        self.unit('user.slice/user-65534.slice/user@65534.service/app.slice/app-x.scope', c, d)
+        r = self.busctl_as('nobody', 'call', harness.NAME, harness.PATH, IFACE, 'SetForeground', 'u', str(a))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.in_group('interactive', a))
+        never(lambda: self.in_group('interactive', b), 0.5, msg='cron.service came up with its user\'s job')
+        r = self.busctl_as('nobody', 'call', harness.NAME, harness.PATH, IFACE, 'SetForeground', 'u', str(c))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(self.procs_file('interactive')), sorted([c, d]))
+        # root (the shell's compositor, say) names any process: its unit comes along
+        self.iface.SetForeground(dbus.UInt32(a))
+        self.assertEqual(sorted(self.procs_file('interactive')), sorted([a, b]))
+
+    def test_authorized_process_is_the_one_moved(self):
+        # polkit takes a second; meanwhile the PID comes to name another
+        # process (as boostd sees it: another start time) -- nothing moves
+        a, b = self.spawn_as('nobody'), self.spawn_as('nobody')
+        self.polkit.SetAllowed(['org.boostd.classify'])
+        self.polkit.SetDelay(1.0)
+        try:
+            call = subprocess.Popen(['setpriv', *harness.as_user('nobody'), 'busctl', f'--address={self.addr}',
+                                     'call', harness.NAME, harness.PATH, IFACE, 'Classify', 'us', str(a),
+                                     'performance'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.3)
+            stat = f'{self.proc}/{a}/stat'
+            os.unlink(stat)
+            with open(f'/proc/{b}/stat') as f:
+                fields = f.read().rsplit(') ', 1)
+            start = fields[1].split()
+            start[19] = str(int(start[19]) + 1000)        # field 22: another start time
+            with open(stat, 'w') as f:
+                f.write(f'{fields[0]}) ' + ' '.join(start) + '\n')
+            out, err = call.communicate(timeout=20)
+        finally:
+            self.polkit.SetDelay(0.0)
+        self.assertNotEqual(call.returncode, 0)
+        self.assertIn('No process', err)
+        self.assertNotIn(a, self.procs_file('performance'))
+
+    def test_pidfd_methods(self):
+        a = self.spawn()
+        fd = os.pidfd_open(a)
+        try:
+            self.iface.ClassifyPidFD(dbus.types.UnixFd(fd), 'performance')
+            self.assertIn(a, self.procs_file('performance'))
+            self.iface.SetForegroundPidFD(dbus.types.UnixFd(fd))
+            self.assertEqual(self.iface.GetProcess(dbus.UInt32(a))[2], 'classified')
+        finally:
+            os.close(fd)
+        # an exited process's pidfd, and a descriptor that is no pidfd
+        gone = subprocess.Popen(['true'])
+        fd = os.pidfd_open(gone.pid)
+        gone.wait()
+        try:
+            with self.assertRaises(dbus.exceptions.DBusException) as e:
+                self.iface.ClassifyPidFD(dbus.types.UnixFd(fd), 'performance')
+            self.assertEqual(e.exception.get_dbus_name(), harness.ERR + 'NoSuchProcess')
+        finally:
+            os.close(fd)
+        with open('/dev/null') as f:
+            with self.assertRaises(dbus.exceptions.DBusException) as e:
+                self.iface.SetForegroundPidFD(dbus.types.UnixFd(f.fileno()))
+            self.assertEqual(e.exception.get_dbus_name(), 'org.freedesktop.DBus.Error.InvalidArgs')
+
     def test_pinned_rule_outranks_foreground(self):
         p = self.spawn('pinned')
         self.event('exec', p)
