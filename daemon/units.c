@@ -34,7 +34,12 @@
  * The tree may vanish (tests remove it): then the nearest existing
  * ancestor is watched until it is back. IN_ATTRIB of an app scope
  * follows GNOME's user.xdg.inactive-since: removed from a scope that had
- * it means the app was focused. */
+ * it means the app was focused. Any user can make scopes in their own
+ * manager and set that xattr, so it counts only for scopes of a user who
+ * has the active session on a seat (logind's /run/systemd/seats/, read
+ * below the root prefix: tests make their own), at most FOCUS_BURST
+ * changes a second: an ssh user cannot take the foreground. */
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,6 +47,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "classify.h"
 #include "event-util.h"
@@ -56,6 +62,7 @@
 #define USER_WATCHES_MAX 512U
 #define WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
 #define WARN_BURST 5U
+#define FOCUS_BURST 10U                 /* focus changes a second */
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | \
                     IN_ONLYDIR | IN_DONT_FOLLOW)
 #define WAIT_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
@@ -93,7 +100,40 @@ struct Units {
         size_t n_users;
         uint64_t warn_begin;    /* rate limit of warnings */
         unsigned warn_n;
+        uint64_t focus_begin;   /* ... and of focus changes */
+        unsigned focus_n;
 };
+
+/* Whether uid has the active session on a seat: logind writes
+ * ACTIVE_UID= into /run/systemd/seats/SEAT. No logind, no seat user. */
+static bool units_uid_has_seat(Units *w, uid_t uid) {
+        _cleanup_(freep) char *dir = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+
+        if (asprintf(&dir, "%s/run/systemd/seats", root_is_host(w->ctx.root) ? "" : w->ctx.root) < 0)
+                return false;
+        d = opendir(dir);
+        if (!d)
+                return false;
+        while ((de = readdir(d))) {
+                _cleanup_(fclosep) FILE *f = NULL;
+                char line[256];
+                unsigned long v;
+                int fd;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+                f = fd >= 0 ? fdopen(fd, "re") : NULL;
+                if (fd >= 0 && !f)
+                        close(fd);
+                while (f && fgets(line, sizeof(line), f))
+                        if (sscanf(line, "ACTIVE_UID=%lu", &v) == 1 && (uid_t) v == uid)
+                                return true;
+        }
+        return false;
+}
 
 /* At most WARN_BURST warnings per WARN_INTERVAL_USEC. */
 static bool units_may_warn(Units *w) {
@@ -243,6 +283,24 @@ static void watch_check_inactive(Units *w, WatchDir *d) {
         d->inactive = now;
         if (prev < 0 || prev == now)
                 return;
+        if (now == 0 && (d->user == (uid_t) -1 || !units_uid_has_seat(w, d->user))) {
+                log_debug(w->ctx.log, "Focus of %s ignored: its user has no active session on a seat.", d->path);
+                return;
+        }
+        if (now == 0) {
+                uint64_t t = now_usec();
+
+                if (w->focus_begin == 0 || t - w->focus_begin > USEC_PER_SEC) {
+                        w->focus_begin = t;
+                        w->focus_n = 0;
+                }
+                if (w->focus_n++ >= FOCUS_BURST) {
+                        if (units_may_warn(w))
+                                log_warning(w->ctx.log, "Focus of %s ignored: more than %u focus changes a second.",
+                                            d->path, FOCUS_BURST);
+                        return;
+                }
+        }
         w->ctx.sink->focus(w->ctx.sink->userdata, d->path, now == 0);
 }
 

@@ -130,9 +130,20 @@ static void rm_rf(Fixture *f, const char *rel) {
         assert_int_equal(system(p), 0);
 }
 
-/* An app's scope that GNOME marked unfocused, with pid in it; its path
- * goes to p. Skips the test where the file system has no user xattrs. */
+/* logind's record of a seat whose active session is uid's. */
+static void seat_of(Fixture *f, const char *seat, unsigned uid) {
+        char p[256];
+
+        mkdirs(f->root, "run/systemd/seats");
+        snprintf(p, sizeof(p), "run/systemd/seats/%s", seat);
+        write_file(f->root, p, "# This is private data. Do not parse.\nIS_SEAT0=1\nACTIVE=2\nACTIVE_UID=%u\n", uid);
+}
+
+/* An app's scope that GNOME marked unfocused, with pid in it, of user
+ * 1000, who has the seat; its path goes to p. Skips the test where the
+ * file system has no user xattrs. */
 static void inactive_app_scope(Fixture *f, pid_t pid, char *p, size_t size) {
+        seat_of(f, "seat0", 1000);
         snprintf(p, size, "%s/" APP "/app-gedit-1.scope", f->root);
         mkdirs(f->root, APP "/app-gedit-1.scope");
         write_file(f->root, APP "/app-gedit-1.scope/cgroup.procs", "%d\n", pid);
@@ -476,6 +487,34 @@ static void test_inactive_since_xattr(void **state) {
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
         assert_true(run_until_in(f, "root", a));
         assert_null(f->m->placer.foreground_unit);
+}
+
+/* Only the user with the active session on a seat gives the focus with
+ * the xattr: not one logged in by ssh, and no one without logind. */
+static void test_focus_needs_the_seat(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        inactive_app_scope(f, a, p, sizeof(p));
+        seat_of(f, "seat0", 1001);      /* someone else's seat */
+        start(f, false);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        run_for(f, 100);
+        assert_null(f->m->placer.foreground_unit);
+        assert_false(in_group(f, "interactive", a));
+        rm_rf(f, "run/systemd/seats");  /* no logind */
+        assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
+        run_for(f, 50);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        run_for(f, 100);
+        assert_null(f->m->placer.foreground_unit);
+        /* the seat's user is 1000 again: the next focus counts */
+        seat_of(f, "seat1", 1000);
+        assert_int_equal(setxattr(p, "user.xdg.inactive-since", "3", 1, 0), 0);
+        run_for(f, 50);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
 }
 
 /* Fills the watch's event queue until the kernel drops events (it
@@ -848,6 +887,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_default_root_leaves_it, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_focus_needs_the_seat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_back_in_auto, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
