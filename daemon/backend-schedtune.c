@@ -81,6 +81,12 @@ static int schedtune_mount(Backend *b) {
         r = mkdir_p(path, 0755);
         if (r < 0)
                 return log_error_errno(b->log, r, "Failed to create %s: %m", path);
+        /* Never over something: an empty directory that is no mount point. */
+        r = dir_is_empty_unmounted(path);
+        if (r < 0)
+                return log_error_errno(b->log, r, "Refusing to mount the schedtune controller on %s: %s", path,
+                                       r == -ENOTEMPTY ? "the directory is not empty" :
+                                       r == -EBUSY ? "something is mounted there" : strerror(-r));
         if (mount("stune", path, "cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC, "schedtune") < 0)
                 return log_error_errno(b->log, -errno, "Failed to mount the schedtune controller on %s: %m",
                                        path);

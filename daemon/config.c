@@ -271,6 +271,25 @@ static int set_string(Parser *p, char **field, const char *key, const char *valu
         return 1;
 }
 
+/* Where the schedtune hierarchy may be mounted: not over a directory
+ * the system needs ("/", "/etc", "/sys/fs/cgroup", ...) nor inside /proc
+ * or /sys other than below /sys/fs/cgroup/. The mount step also refuses
+ * a directory that is not empty. */
+static bool mount_point_is_allowed(const char *path) {
+        static const char *const system[] = {
+                "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/media",
+                "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var",
+                "/sys/fs", "/sys/fs/cgroup", "/dev/shm", "/dev/pts", "/run/user",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(system); i++)
+                if (streq(path, system[i]))
+                        return false;
+        if (strncmp(path, "/proc/", 6) == 0)
+                return false;
+        return strncmp(path, "/sys/", 5) != 0 || strncmp(path, "/sys/fs/cgroup/", 15) == 0;
+}
+
 static int parse_daemon_key(Parser *p, const char *key, const char *value) {
         Config *c = p->config;
         unsigned u;
@@ -284,8 +303,13 @@ static int parse_daemon_key(Parser *p, const char *key, const char *value) {
                 return set_string(p, &c->backend, key, value);
         }
         if (streq(key, "MountPoint")) {
-                if (value[0] != '/' || strstr(value, ".."))
-                        return parser_fail(p, -EINVAL, "MountPoint=%s: not an absolute path", value);
+                if (value[0] != '/' || strstr(value, "..") || strstr(value, "//") || strstr(value, "/./") ||
+                    value[strlen(value) - 1] == '/' || (strlen(value) >= 2 && streq(value + strlen(value) - 2, "/.")))
+                        return parser_fail(p, -EINVAL, "MountPoint=%s: not a normalized absolute path", value);
+                if (!mount_point_is_allowed(value))
+                        return parser_fail(p, -EINVAL,
+                                           "MountPoint=%s: a system directory, not a place to mount the hierarchy",
+                                           value);
                 return set_string(p, &c->mount_point, key, value);
         }
         if (streq(key, "UclampGroup")) {

@@ -151,6 +151,13 @@ static bool pid_ok(long long pid) {
         return pid > 0 && pid <= INT_MAX;
 }
 
+/* A group name as the configuration accepts it: the files are root's,
+ * but a name that could never be a class (a path, "..", a cgroup file's
+ * name) must not reach a path or a cgroup.procs write. */
+static bool name_ok(const char *name) {
+        return strlen(name) < CLASS_NAME_MAX && class_name_is_valid(name);
+}
+
 /* Lines that do not parse are skipped: the files are ours, and a torn
  * write cannot happen (they are replaced by rename). */
 static int state_parse_line(State *j, const char *line, bool *kernel) {
@@ -160,8 +167,7 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
         long long pid;
         unsigned long long start;
 
-        if (sscanf(line, "group %32s %u %d %u", name, &a, &d, &c) == 4 &&
-            strlen(name) < CLASS_NAME_MAX) {
+        if (sscanf(line, "group %32s %u %d %u", name, &a, &d, &c) == 4 && name_ok(name)) {
                 StateGroup *g = state_get_group(j, name, true);
 
                 if (g) {
@@ -171,18 +177,18 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
                         g->created = c != 0;
                         *kernel = true;
                 }
-        } else if (sscanf(line, "placed %lld %llu %32s", &pid, &start, name) == 3 &&
-                   strlen(name) < CLASS_NAME_MAX && pid_ok(pid)) {
+        } else if (sscanf(line, "placed %lld %llu %32s", &pid, &start, name) == 3 && name_ok(name) &&
+                   pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
 
                 (void) state_pid_set(&j->placed, &j->n_placed, &id, name);
                 *kernel = true;
-        } else if (sscanf(line, "classified %lld %llu %32s", &pid, &start, name) == 3 &&
-                   strlen(name) < CLASS_NAME_MAX && pid_ok(pid)) {
+        } else if (sscanf(line, "classified %lld %llu %32s", &pid, &start, name) == 3 && name_ok(name) &&
+                   pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
 
                 (void) state_pid_set(&j->classified, &j->n_classified, &id, name);
-        } else if (sscanf(line, "base %32s %u", name, &b) == 2 && strlen(name) < CLASS_NAME_MAX) {
+        } else if (sscanf(line, "base %32s %u", name, &b) == 2 && name_ok(name)) {
                 (void) state_set_override(j, name, MIN(b, BOOST_MAX));
         } else if (sscanf(line, "mode %15s", word) == 1) {
                 j->manual = streq(word, "manual");

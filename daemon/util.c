@@ -229,3 +229,25 @@ char *strstrip(char *s) {
                 *--e = '\0';
         return s;
 }
+
+int dir_is_empty_unmounted(const char *path) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_(freep) char *parent = NULL;
+        struct stat st, pst;
+        struct dirent *de;
+
+        d = opendir(path);
+        if (!d)
+                return -errno;
+        while ((de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+                        return -ENOTEMPTY;
+        if (asprintf(&parent, "%s/..", path) < 0)
+                return -ENOMEM;
+        if (fstat(dirfd(d), &st) < 0 || stat(parent, &pst) < 0)
+                return -errno;
+        /* another file system there, or the root itself */
+        if (st.st_dev != pst.st_dev || st.st_ino == pst.st_ino)
+                return -EBUSY;
+        return 0;
+}

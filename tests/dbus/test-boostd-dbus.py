@@ -395,7 +395,7 @@ class DBusTest(harness.BoostdTest):
             f.write('[Daemon]\nBackend=schedtune\nMountPoint=relative\n')
         r = subprocess.run([harness.BOOSTD, '--check-config', bad], capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
-        self.assertEqual(r.stderr, f'{bad}:3: MountPoint=relative: not an absolute path\n')
+        self.assertEqual(r.stderr, f'{bad}:3: MountPoint=relative: not a normalized absolute path\n')
         # the hierarchy is already there: --mount adopts it and changes nothing
         r = subprocess.run([harness.BOOSTD, '--mount'], env=env, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -68,7 +68,7 @@ static void test_good_file(void **state) {
                                   "; another\n"
                                   "[Daemon]\n"
                                   "Backend=uclamp\n"
-                                  "MountPoint=/sys/fs/stune\n"
+                                  "MountPoint=/sys/fs/cgroup/stune\n"
                                   "UclampGroup=/sys/fs/cgroup/boostd.slice\n"
                                   "LogLevel=debug\n"
                                   "DefaultClass=background\n"
@@ -92,7 +92,7 @@ static void test_good_file(void **state) {
                                   &c, &error), 0);
         assert_null(error);
         assert_string_equal(c->backend, "uclamp");
-        assert_string_equal(c->mount_point, "/sys/fs/stune");
+        assert_string_equal(c->mount_point, "/sys/fs/cgroup/stune");
         assert_string_equal(c->uclamp_group, "/sys/fs/cgroup/boostd.slice");
         assert_int_equal(c->log_level, LOG_DEBUG);
         assert_int_equal(c->default_class_index, 1);
@@ -170,7 +170,12 @@ static const BadCase bad_cases[] = {
         { "[Rule:x]\nComm=averyveryverylongname\nClass=root\n", -EINVAL,
           "2: Comm=averyveryverylongname: longer than the kernel's 15 characters, can never match" },
         { "[Daemon]\nBackend=turbo\n", -EINVAL, "2: Backend=turbo: expected auto, schedtune, uclamp or none" },
-        { "[Daemon]\nMountPoint=dev/stune\n", -EINVAL, "2: MountPoint=dev/stune: not an absolute path" },
+        { "[Daemon]\nMountPoint=dev/stune\n", -EINVAL, "2: MountPoint=dev/stune: not a normalized absolute path" },
+        { "[Daemon]\nMountPoint=/dev/stune/\n", -EINVAL, "2: MountPoint=/dev/stune/: not a normalized absolute path" },
+        { "[Daemon]\nMountPoint=/etc\n", -EINVAL, "2: MountPoint=/etc: a system directory, not a place to mount the hierarchy" },
+        { "[Daemon]\nMountPoint=/\n", -EINVAL, "2: MountPoint=/: not a normalized absolute path" },
+        { "[Daemon]\nMountPoint=/sys/fs/cgroup\n", -EINVAL, "2: MountPoint=/sys/fs/cgroup: a system directory, not a place to mount the hierarchy" },
+        { "[Daemon]\nMountPoint=/proc/x\n", -EINVAL, "2: MountPoint=/proc/x: a system directory, not a place to mount the hierarchy" },
         { "[Daemon]\nUclampGroup=boostd\n", -EINVAL, "2: UclampGroup=boostd: not an absolute path" },
         { "[Daemon]\n\nDefaultClass=nope\n", -ENOENT, "3: DefaultClass=nope: unknown class" },
         { "[Input]\nGroup=nope\n", -ENOENT, "2: Group=nope: unknown class" },

@@ -307,6 +307,20 @@ static void test_adoption_after_crash(void **state) {
         kill_sleeper(pid);
 }
 
+/* The mount step never mounts over something: a mount point that holds
+ * files is refused, and they stay. */
+static void test_mount_refuses_a_full_directory(void **state) {
+        Fixture *f = *state;
+        char p[4096], buf[64];
+
+        snprintf(p, sizeof(p), "rm -rf '%s/dev/stune' && mkdir -p '%s/dev/stune'", f->root, f->root);
+        assert_int_equal(system(p), 0);
+        write_file(f->root, "dev/stune/precious", "data\n");
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), -ENOTEMPTY);
+        assert_null(f->backend->path);
+        assert_string_equal(read_file(f->root, "dev/stune/precious", buf, sizeof(buf)), "data");
+}
+
 static void test_mount_needed_but_impossible(void **state) {
         Fixture *f = *state;
         char p[4096], buf[8192];
@@ -332,6 +346,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_restore_found, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_adoption_after_crash, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mount_needed_but_impossible, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mount_refuses_a_full_directory, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,11 +80,18 @@ static void test_garbage_is_skipped(void **state) {
         mkdirs(*state, "run");
         write_file(*state, "run/journal",
                    "group root 5 -1 0\ngarbage\ngroup x\nplaced -4 1 root\n"
-                   "group averyveryveryveryveryverylongname12345 1 1 1\nplaced 12 34 interactive\n");
+                   "group averyveryveryveryveryverylongname12345 1 1 1\nplaced 12 34 interactive\n"
+                   /* names no configuration accepts: paths, cgroup files */
+                   "group .. 0 -1 1\ngroup cgroup.procs 0 -1 1\nplaced 13 34 ../../etc\n"
+                   "classified 14 34 ..\n");
+        write_file(*state, "run/state", "base ../x 50\nbase interactive 20\n");
         j = state_new(dir);
         assert_int_equal(state_load(j), 1);
         assert_int_equal(j->n_groups, 1);
         assert_int_equal(j->n_placed, 1);
+        assert_int_equal(j->n_classified, 0);
+        assert_non_null(state_get_override(j, "interactive"));
+        assert_null(state_get_override(j, "../x"));
         assert_int_equal(j->placed[0].id.pid, 12);
         state_free(j);
 }

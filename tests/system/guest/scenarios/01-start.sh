@@ -26,3 +26,13 @@ done
 [ "$(cat $stune/performance/schedtune.boost)" = 50 ] ||
 	fail "performance schedtune.boost is $(cat $stune/performance/schedtune.boost), want 50"
 say "boostd active, backend schedtune, groups: $(boost_groups | tr '\n' ' ')"
+
+# The unit's sandbox, as the guest's own systemd rates it, and what the
+# daemon runs with: no CAP_SYS_ADMIN (the mount is ExecStartPre='s).
+score=$(systemd-analyze security boostd.service --no-pager 2>/dev/null |
+	sed -n 's/.*Overall exposure level for boostd.service: \([0-9.]*\).*/\1/p')
+[ -n "$score" ] || fail "systemd-analyze security printed no exposure level"
+awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }' || fail "exposure level $score, above 2.5"
+capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$(boostd_main_pid)/status")
+[ $(( 0x$capeff & (1 << 21) )) = 0 ] || fail "boostd runs with CAP_SYS_ADMIN (CapEff $capeff)"
+say "exposure level $score; CapEff $capeff (no CAP_SYS_ADMIN)"
