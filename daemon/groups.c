@@ -291,6 +291,7 @@ void groups_drop_holds_of(Groups *g, void *userdata) {
         for (size_t i = 0; i < g->holds.n;) {
                 if (g->holds.holds[i].userdata == userdata) {
                         log_info(g->log, "Hold %08x ended: its client left the bus.", g->holds.holds[i].cookie);
+                        groups_hold_gone(g, userdata);
                         holds_remove_at(&g->holds, i);
                         any = true;
                 } else

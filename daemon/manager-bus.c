@@ -289,12 +289,13 @@ static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_err
         return bus_target_authorize(m, msg, pid, fd, NULL, perform_set_foreground, error);
 }
 
-/* A hold lasts while its client is on the bus. */
+/* A hold lasts while its client is on the bus. One track per client,
+ * shared by its holds (each holds a reference; the last one gone frees
+ * it): each track is a match on the bus and a GetNameOwner call. */
 static int on_track_gone(sd_bus_track *t, void *userdata) {
         Manager *m = userdata;
 
         groups_drop_holds_of(&m->groups, t);
-        sd_bus_track_unref(t);
         return 0;
 }
 
@@ -305,6 +306,14 @@ static int bus_track_hold(Manager *m, uint32_t cookie) {
 
         if (!h)
                 return -ENOENT;
+        for (size_t i = 0; i < m->groups.holds.n; i++) {
+                Hold *o = &m->groups.holds.holds[i];
+
+                if (o != h && o->userdata && streq(o->owner, h->owner)) {
+                        h->userdata = sd_bus_track_ref(o->userdata);
+                        return 0;
+                }
+        }
         r = sd_bus_track_new(m->bus, &t, on_track_gone, m);
         if (r < 0)
                 return r;

@@ -186,6 +186,36 @@ class DBusTest(harness.BoostdTest):
         eventually(lambda: self.boost_file('interactive') == 10, msg='hold dropped')
         self.assertEqual(list(self.props.Get(IFACE, 'Holds')), [])
 
+    def match_rules_of_boostd(self):
+        bus = dbus.Interface(self.sysbus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'),
+                             'org.freedesktop.DBus')
+        stats = dbus.Interface(self.sysbus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'),
+                               'org.freedesktop.DBus.Debug.Stats')
+        try:
+            return int(stats.GetConnectionStats(bus.GetNameOwner(NAME))['MatchRules'])
+        except dbus.exceptions.DBusException as e:
+            self.skipTest(f'no bus statistics: {e.get_dbus_name()}')
+
+    def test_one_track_per_client(self):
+        # a client's holds share one watch of its name: one match rule on
+        # the bus, not one per hold
+        before = self.match_rules_of_boostd()
+        cookies = [self.iface.Hold('interactive', dbus.UInt32(20 + i), dbus.UInt32(0), 'n') for i in range(10)]
+        self.assertEqual(self.match_rules_of_boostd() - before, 1)
+        # releasing some keeps the watch for the rest; the client leaving
+        # ends them all, and the watch goes
+        for c in cookies[:9]:
+            self.iface.Release(c)
+        self.assertEqual(self.boost_file('interactive'), 29)
+        other = subprocess.Popen(['busctl', f'--address={self.addr}', 'call', NAME, PATH, IFACE,
+                                  'Hold', 'suus', 'performance', '90', '0', 'gone'],
+                                 stdout=subprocess.DEVNULL)
+        other.wait()
+        eventually(lambda: self.boost_file('performance') == 50, msg='the other client\'s hold dropped')
+        eventually(lambda: self.match_rules_of_boostd() - before == 1, msg='its watch dropped')
+        self.iface.Release(cookies[9])
+        eventually(lambda: self.match_rules_of_boostd() == before, msg='the last watch dropped')
+
     def test_too_many_holds(self):
         for i in range(16):
             self.iface.Hold('interactive', dbus.UInt32(i), dbus.UInt32(0), 'n')
