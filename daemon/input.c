@@ -3,13 +3,20 @@
  * events are read only to learn that the user is active: no key code or
  * coordinate is logged or kept. The boost goes up on the first event of
  * a burst and comes down DurationMs= after the last one, with a single
- * timer that exists only while the boost is up. */
+ * timer that exists only while the boost is up.
+ *
+ * While the boost is up the devices are not listened to (a 1000 Hz mouse
+ * would wake boostd 1000 times a second for nothing): the timer reads
+ * what they queued meanwhile, and the newest event's time (evdev's
+ * CLOCK_MONOTONIC, asked for with EVIOCSCLOCKID) says how long the boost
+ * still holds. Each read is bounded; what is left wakes the loop again. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/input.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <systemd/sd-device.h>
 
 #include "event-util.h"
@@ -19,6 +26,9 @@
 #include "input.h"
 #include "util.h"
 
+/* Buffers of 64 events read per device and wakeup at most. */
+#define INPUT_READS_MAX 16
+
 typedef struct InputDevice InputDevice;
 
 struct InputDevice {
@@ -27,6 +37,7 @@ struct InputDevice {
         char *devnode;
         int fd;
         sd_event_source *io;
+        bool monotonic;         /* its events carry CLOCK_MONOTONIC times */
 };
 
 struct InputSource {
@@ -41,6 +52,7 @@ struct InputSource {
         InputBoost boost;
         char *raised_group;             /* the group the boost is on while active */
         sd_event_source *timer;
+        unsigned long io_wakeups;       /* for tests: device reads woken by events */
 };
 
 unsigned input_kinds_from_properties(const char *(*get)(void *userdata, const char *key),
@@ -66,6 +78,10 @@ unsigned input_kinds_from_properties(const char *(*get)(void *userdata, const ch
         return kinds;
 }
 
+unsigned long input_source_io_wakeups(const InputSource *s) {
+        return s ? s->io_wakeups : 0;
+}
+
 size_t input_source_n_devices(const InputSource *s) {
         size_t n = 0;
 
@@ -82,11 +98,18 @@ static uint64_t input_duration_usec(const InputSource *s) {
         return (uint64_t) s->config->duration_ms * USEC_PER_MSEC;
 }
 
+/* Listening to the devices: only while the boost is down. */
+static void input_devices_listen(InputSource *s, bool on) {
+        for (InputDevice *d = s->devices; d; d = d->next)
+                (void) sd_event_source_set_enabled(d->io, on ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
 /* Writes the lowered boost and stops the timer. */
 static void input_source_lower(InputSource *s) {
         int r;
 
         event_timer_disarm(s->timer);
+        input_devices_listen(s, true);
         r = s->ctx.sink->input_boost(s->ctx.sink->userdata, s->raised_group, 0);
         if (r < 0 && r != -ENOENT)
                 log_warning_errno(s->ctx.log, r, "Failed to lower the input boost of %s: %m", s->raised_group);
@@ -99,10 +122,21 @@ static void input_source_drop(InputSource *s) {
                 input_source_lower(s);
 }
 
+static bool input_device_read(InputDevice *d, uint64_t now, uint64_t *latest);
+static void input_source_remove(InputSource *s, const char *devnode);
+
 static int on_timer(sd_event_source *t, uint64_t usec, void *userdata) {
         InputSource *s = userdata;
-        uint64_t next;
+        uint64_t next, latest = 0;
 
+        /* What the devices queued while the boost was up. */
+        for (InputDevice *d = s->devices, *n; d; d = n) {
+                n = d->next;
+                if (!input_device_read(d, usec, &latest))
+                        input_source_remove(s, d->devnode);
+        }
+        if (latest > s->boost.last_usec)
+                s->boost.last_usec = latest;
         next = input_boost_timer(&s->boost, usec, input_duration_usec(s));
         if (next == 0) {
                 input_source_lower(s);
@@ -144,6 +178,7 @@ static void input_source_activity(InputSource *s) {
                 input_boost_reset(&s->boost);
                 return;
         }
+        input_devices_listen(s, false);
         r = s->ctx.sink->input_boost(s->ctx.sink->userdata, g, c->boost);
         if (r < 0)
                 log_warning_errno(s->ctx.log, r, "Failed to raise the input boost of %s: %m", g);
@@ -174,34 +209,57 @@ static void input_source_remove(InputSource *s, const char *devnode) {
                 }
 }
 
-static int on_device_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) {
-        InputDevice *d = userdata;
-        InputSource *s = d->src;
+/* Reads what a device has queued, INPUT_READS_MAX buffers at most. Returns
+ * false when the device is gone (unplugged: ENODEV; a test's FIFO whose
+ * writer left). *latest becomes the time of the newest activity event if
+ * later: its own time on a CLOCK_MONOTONIC device (never after now), else
+ * now. */
+static bool input_device_read(InputDevice *d, uint64_t now, uint64_t *latest) {
         struct input_event ev[64];
-        bool active = false;
-        ssize_t n;
-        int err = 0;
+        uint64_t t = 0;
+        ssize_t n = -1;
+        int err = EAGAIN;
 
-        (void) io;
-        for (;;) {
-                n = read(fd, ev, sizeof(ev));
+        for (unsigned k = 0; k < INPUT_READS_MAX; k++) {
+                n = read(d->fd, ev, sizeof(ev));
                 if (n < 0)
                         err = errno;
                 if (n <= 0)
                         break;
-                for (size_t i = 0; i < (size_t) n / sizeof(ev[0]); i++)
-                        if (ev[i].type == EV_KEY || ev[i].type == EV_REL || ev[i].type == EV_ABS)
-                                active = true;
+                for (size_t i = 0; i < (size_t) n / sizeof(ev[0]); i++) {
+                        uint64_t e;
+
+                        if (ev[i].type != EV_KEY && ev[i].type != EV_REL && ev[i].type != EV_ABS)
+                                continue;
+                        e = now;
+                        if (d->monotonic)
+                                e = MIN((uint64_t) ev[i].input_event_sec * USEC_PER_SEC +
+                                        (uint64_t) ev[i].input_event_usec, now);
+                        t = MAX(t, e);
+                }
         }
         /* Only the fact of activity is kept. */
         explicit_bzero(ev, sizeof(ev));
-        if (active)
+        if (t > *latest)
+                *latest = t;
+        return !(n == 0 || (n < 0 && err != EAGAIN && err != EINTR));
+}
+
+static int on_device_io(sd_event_source *io, int fd, uint32_t revents, void *userdata) {
+        InputDevice *d = userdata;
+        InputSource *s = d->src;
+        uint64_t now, latest = 0;
+        bool alive;
+
+        (void) io, (void) fd;
+        s->io_wakeups++;
+        if (sd_event_now(s->ctx.event, CLOCK_MONOTONIC, &now) < 0)
+                return 0;
+        alive = input_device_read(d, now, &latest);
+        if (latest > 0)
                 input_source_activity(s);
 
-        /* Unplugged (ENODEV), or the writer of a test's FIFO left: the
-         * device comes back through hotplug. */
-        if (n == 0 || (n < 0 && err != EAGAIN && err != EINTR) ||
-            (revents & (EPOLLHUP | EPOLLERR))) {
+        if (!alive || (revents & (EPOLLHUP | EPOLLERR))) {
                 _cleanup_(freep) char *node = strdup(d->devnode);
 
                 if (node)
@@ -232,7 +290,11 @@ static int input_source_add(InputSource *s, const char *devnode, unsigned kinds)
                 input_device_free(d);
                 return log_warning_errno(s->ctx.log, r, "Cannot open input device %s, ignoring: %m", devnode);
         }
+        /* Event times on the clock the boost's timer uses. */
+        d->monotonic = ioctl(d->fd, EVIOCSCLOCKID, &(int) { CLOCK_MONOTONIC }) == 0;
         r = sd_event_add_io(s->ctx.event, &d->io, d->fd, EPOLLIN, on_device_io, d);
+        if (r >= 0 && s->boost.active)
+                r = sd_event_source_set_enabled(d->io, SD_EVENT_OFF);
         if (r >= 0) {
                 const char *base = strrchr(devnode, '/');
                 char desc[64];

@@ -36,4 +36,7 @@ void input_source_reload(InputSource *s, const InputConfig *c);
 /* Number of open devices, and whether the boost timer is armed (tests:
  * no timer may run while idle). */
 size_t input_source_n_devices(const InputSource *s);
+/* How often a device's events woke the loop (not counting the timer's
+ * reads while the boost is up). */
+unsigned long input_source_io_wakeups(const InputSource *s);
 bool input_source_timer_armed(const InputSource *s);

@@ -200,12 +200,14 @@ static bool one_device(Fixture *f) { return input_source_n_devices(f->m->input) 
 
 static void test_input_burst_one_write_each_way(void **state) {
         Fixture *f = *state;
+        unsigned long wakeups;
 
         /* only the keyboard is watched: Devices=keyboard */
         assert_int_equal(input_source_n_devices(f->m->input), 1);
         assert_int_equal(stune_boost(f->root, "interactive"), 10);
         assert_false(input_source_timer_armed(f->m->input));
         (void) writes_seen(f);
+        wakeups = input_source_io_wakeups(f->m->input);
 
         /* a burst over 250 ms, longer than DurationMs=100 in all; inotify
          * merges identical queued events, so count at each step */
@@ -217,6 +219,9 @@ static void test_input_burst_one_write_each_way(void **state) {
                 /* one write up, then none during the burst */
                 assert_int_equal(writes_seen(f), i == 0 ? 1 : 0);
         }
+        /* the keyboard woke the loop once, at the first press: while the
+         * boost is up the timer reads what came */
+        assert_int_equal(input_source_io_wakeups(f->m->input) - wakeups, 1);
         assert_true(run_until(f, interactive_is_10));
         /* one write down, and no timer left while idle */
         assert_int_equal(writes_seen(f), 1);
@@ -224,6 +229,9 @@ static void test_input_burst_one_write_each_way(void **state) {
         /* idle: nothing more is written */
         run_for(f, 150);
         assert_int_equal(writes_seen(f), 0);
+        /* listening again: the next press raises it */
+        key_press(f);
+        assert_true(run_until(f, interactive_is_40));
 }
 
 static void test_input_device_vanishes_and_returns(void **state) {
