@@ -32,10 +32,10 @@ static int none_attach(Backend *b, const char *group, const ProcessId *id) {
         log_debug(b->log, "PID %d: group %s (no kernel support, not moved).", (int) id->pid, group);
         j->dirty = true;
         if (streq(group, "root")) {
-                state_pid_remove(&j->placed, &j->n_placed, id->pid);
+                state_placed_remove(j, id->pid);
                 return 0;
         }
-        return state_pid_set(&j->placed, &j->n_placed, id, group);
+        return state_placed_set(j, id, group);
 }
 
 static int none_restore(Backend *b) {

@@ -210,10 +210,10 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
         old = state_pid_find(j->placed, j->n_placed, id->pid);
         if (streq(group, "root")) {
                 changed = old;
-                state_pid_remove(&j->placed, &j->n_placed, id->pid);
+                state_placed_remove(j, id->pid);
         } else {
                 changed = !old || old->id.start_time != id->start_time || !streq(old->group, group);
-                r = state_pid_set(&j->placed, &j->n_placed, id, group);
+                r = state_placed_set(j, id, group);
                 if (r < 0)
                         return r;
         }

@@ -270,9 +270,9 @@ static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
         if (r < 0)
                 return r;
         if (streq(group, "root"))
-                state_pid_remove(&j->placed, &j->n_placed, id->pid);
+                state_placed_remove(j, id->pid);
         else {
-                r = state_pid_set(&j->placed, &j->n_placed, id, group);
+                r = state_placed_set(j, id, group);
                 if (r < 0)
                         return r;
         }

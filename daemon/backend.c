@@ -72,7 +72,7 @@ int backend_unplace(Backend *b, const char *group) {
                                 ret = log_warning_errno(b->log, r, "Failed to move PID %d back to root: %m",
                                                         (int) id.pid);
                 }
-                state_pid_remove(&j->placed, &j->n_placed, id.pid);
+                state_placed_remove(j, id.pid);
                 j->dirty = true;
         }
         return ret;

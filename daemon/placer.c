@@ -51,7 +51,7 @@ static int placer_attach(Placer *p, const ProcessId *id, size_t g) {
         r = p->backend->vt->attach(p->backend, name, id);
         /* The list of placed processes is full: without exit events (no
          * process connector) it keeps those that are gone. */
-        if (r == -ENOSPC && state_pid_prune(&j->placed, &j->n_placed, p->proc_root) > 0)
+        if (r == -ENOSPC && state_placed_prune(j, p->proc_root) > 0)
                 r = p->backend->vt->attach(p->backend, name, id);
         if (j->dirty)
                 state_save_later(j);
@@ -108,7 +108,7 @@ static void placer_undo_move(Placer *p, const ProcessId *id, const char *was) {
 
         if (was[0])
                 (void) p->backend->vt->attach(p->backend, was, id);
-        state_pid_remove(&j->placed, &j->n_placed, id->pid);
+        state_placed_remove(j, id->pid);
         j->dirty = true;
         state_save_later(j);
         log_warning(p->log, "PID %d exited while it was moved; the process now under that PID was put back.",
@@ -583,7 +583,7 @@ static bool placer_drop_if_gone(Placer *p, pid_t pid) {
                 }
         e = state_pid_find(j->placed, j->n_placed, pid);
         if (e && placer_process_gone(p, &e->id, &linger)) {
-                state_pid_remove(&j->placed, &j->n_placed, pid);
+                state_placed_remove(j, pid);
                 changed = true;
         }
         e = state_pid_find(j->classified, j->n_classified, pid);

@@ -135,11 +135,36 @@ const StateOverride *state_get_override(const State *j, const char *group) {
         return NULL;
 }
 
+int state_placed_set(State *j, const ProcessId *id, const char *group) {
+        int r = state_pid_set(&j->placed, &j->n_placed, id, group);
+
+        if (r >= 0)
+                j->dirty = j->placed_dirty = true;
+        return r;
+}
+
+void state_placed_remove(State *j, pid_t pid) {
+        size_t n = j->n_placed;
+
+        state_pid_remove(&j->placed, &j->n_placed, pid);
+        if (j->n_placed != n)
+                j->dirty = j->placed_dirty = true;
+}
+
+size_t state_placed_prune(State *j, const char *proc_root) {
+        size_t removed = state_pid_prune(&j->placed, &j->n_placed, proc_root);
+
+        if (removed > 0)
+                j->dirty = j->placed_dirty = true;
+        return removed;
+}
+
 void state_clear_kernel(State *j) {
         j->n_groups = 0;
         free(j->placed);
         j->placed = NULL;
         j->n_placed = 0;
+        j->placed_dirty = true;
 }
 
 static char *state_file(const State *j, const char *name) {
@@ -220,6 +245,11 @@ int state_load(State *j) {
         r = state_load_file(j, "journal", &kernel);
         if (r < 0)
                 return r;
+        /* an older boostd kept the PIDs in the journal: written anew */
+        j->placed_dirty = j->n_placed > 0;
+        r = state_load_file(j, "placed", &kernel);
+        if (r < 0)
+                return r;
         r = state_load_file(j, "state", &kernel);
         if (r < 0)
                 return r;
@@ -232,6 +262,34 @@ static int state_write(State *j, const char *name, const char *buf) {
         if (!path)
                 return -ENOMEM;
         return write_string_atomic(path, buf);
+}
+
+static int state_write_placed(State *j) {
+        _cleanup_(freep) char *buf = NULL, *path = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        if (j->n_placed == 0) {
+                path = state_file(j, "placed");
+                if (!path)
+                        return -ENOMEM;
+                r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+        } else {
+                f = open_memstream(&buf, &len);
+                if (!f)
+                        return -ENOMEM;
+                fputs("# boostd journal: PIDs moved out of root\n", f);
+                for (size_t i = 0; i < j->n_placed; i++)
+                        fprintf(f, "placed %d %" PRIu64 " %s\n", (int) j->placed[i].id.pid,
+                                j->placed[i].id.start_time, j->placed[i].group);
+                if (fclose(f) != 0)
+                        return -ENOMEM;
+                r = state_write(j, "placed", buf);
+        }
+        if (r >= 0)
+                j->placed_dirty = false;
+        return r;
 }
 
 static int state_write_files(State *j) {
@@ -247,16 +305,19 @@ static int state_write_files(State *j) {
         f = open_memstream(&kbuf, &klen);
         if (!f)
                 return -ENOMEM;
-        fputs("# boostd journal: values found and written, PIDs moved\n", f);
+        fputs("# boostd journal: values found and written (PIDs moved: placed)\n", f);
         for (size_t i = 0; i < j->n_groups; i++)
                 fprintf(f, "group %s %u %d %u\n", j->groups[i].name, j->groups[i].found,
                         j->groups[i].has_wrote ? (int) j->groups[i].wrote : -1,
                         j->groups[i].created ? 1U : 0U);
-        for (size_t i = 0; i < j->n_placed; i++)
-                fprintf(f, "placed %d %" PRIu64 " %s\n", (int) j->placed[i].id.pid,
-                        j->placed[i].id.start_time, j->placed[i].group);
         if (fclose(f) != 0)
                 return -ENOMEM;
+        /* A boost change must not rewrite the list of placed PIDs. */
+        if (j->placed_dirty) {
+                r = state_write_placed(j);
+                if (r < 0)
+                        return r;
+        }
 
         f = open_memstream(&sbuf, &slen);
         if (!f)

@@ -36,9 +36,12 @@ typedef struct State {
         /* "journal": kernel state, dropped after a clean restore */
         StateGroup groups[GROUPS_MAX];
         size_t n_groups;
-        StatePid *placed;             /* PIDs boostd moved out of root */
+        StatePid *placed;             /* PIDs boostd moved out of root, in
+                                         * "placed": up to STATE_PLACED_MAX
+                                         * lines, written only when changed */
         size_t n_placed;
         bool dirty;                     /* changed since the last save */
+        bool placed_dirty;              /* ... the placed list too */
 
         /* "state": what the API set; survives restarts, not reboots */
         bool manual;
@@ -73,6 +76,10 @@ int state_save(State *j);
 void state_commit(State *j);
 void state_save_later(State *j);
 void state_clear_kernel(State *j);  /* forget groups and placed PIDs */
+/* The placed list: these mark it (and the state) changed. */
+int state_placed_set(State *j, const ProcessId *id, const char *group);
+void state_placed_remove(State *j, pid_t pid);
+size_t state_placed_prune(State *j, const char *proc_root);
 void state_remove_group(State *j, const char *name);
 
 StateGroup *state_get_group(State *j, const char *name, bool create);

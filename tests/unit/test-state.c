@@ -29,9 +29,9 @@ static void test_roundtrip(void **state) {
         g->created = true;
         g->wrote = 10;
         g->has_wrote = true;
-        assert_int_equal(state_pid_set(&j->placed, &j->n_placed, &a, "interactive"), 0);
-        assert_int_equal(state_pid_set(&j->placed, &j->n_placed, &b, "interactive"), 0);
-        assert_int_equal(state_pid_set(&j->placed, &j->n_placed, &a, "performance"), 0);
+        assert_int_equal(state_placed_set(j, &a, "interactive"), 0);
+        assert_int_equal(state_placed_set(j, &b, "interactive"), 0);
+        assert_int_equal(state_placed_set(j, &a, "performance"), 0);
         assert_int_equal(j->n_placed, 2);
         j->manual = true;
         assert_int_equal(state_set_override(j, "performance", 77), 0);
@@ -69,6 +69,47 @@ static void test_roundtrip(void **state) {
 
         state_pid_remove(&j->classified, &j->n_classified, 200);
         assert_int_equal(j->n_classified, 0);
+        state_free(j);
+}
+
+static ino_t inode_of(const char *dir, const char *name) {
+        char p[4352];
+        struct stat st;
+
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        return stat(p, &st) < 0 ? 0 : st.st_ino;
+}
+
+/* A boost change rewrites the small journal, not the list of placed PIDs
+ * (up to 65536 lines): that is written only when it changed. */
+static void test_placed_written_only_when_changed(void **state) {
+        char dir[4096];
+        State *j;
+        StateGroup *g;
+        ino_t placed;
+
+        snprintf(dir, sizeof(dir), "%s/run/boostd", (char *) *state);
+        j = state_new(dir);
+        g = state_get_group(j, "interactive", true);
+        for (pid_t p = 1; p <= 1000; p++)
+                assert_int_equal(state_placed_set(j, &(ProcessId) { p, 1 }, "interactive"), 0);
+        assert_int_equal(state_save(j), 0);
+        placed = inode_of(dir, "placed");
+        assert_true(placed != 0);
+        /* a boost written: the journal only (a new file is a new inode) */
+        g->wrote = 40;
+        g->has_wrote = true;
+        j->dirty = true;
+        assert_int_equal(state_save(j), 0);
+        assert_true(inode_of(dir, "placed") == placed);
+        /* a PID placed: the list too */
+        assert_int_equal(state_placed_set(j, &(ProcessId) { 1001, 1 }, "interactive"), 0);
+        assert_int_equal(state_save(j), 0);
+        assert_true(inode_of(dir, "placed") != placed);
+        /* none left: the file goes */
+        state_clear_kernel(j);
+        assert_int_equal(state_save(j), 0);
+        assert_true(inode_of(dir, "placed") == 0);
         state_free(j);
 }
 
@@ -123,6 +164,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_garbage_is_skipped, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_placed_written_only_when_changed, setup, teardown),
                 cmocka_unit_test(test_prune),
         };
 

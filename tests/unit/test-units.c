@@ -802,11 +802,11 @@ static void test_burst_saves_once(void **state) {
 
         while ((n = read(fd, buf, sizeof(buf))) > 0)
                 for (char *e = buf; e < buf + n; e += sizeof(struct inotify_event) + ((struct inotify_event *) e)->len)
-                        if (streq(((struct inotify_event *) e)->name, "journal"))
+                        if (streq(((struct inotify_event *) e)->name, "placed"))
                                 saves++;
         close(fd);
         assert_int_equal(saves, 1);
-        assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+        assert_non_null(read_file(f->root, "run/boostd/placed", buf, sizeof(buf)));
         for (char *l = strstr(buf, "placed "); l; l = strstr(l + 1, "placed "))
                 placed++;
         assert_int_equal(placed, 12);
