@@ -339,13 +339,6 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
                 return g;
         if (reason == CLASSIFY_EXPLICIT)
                 return 0;       /* Classify() put it there */
-        /* DefaultClass=root: no one decided for it, so it stays where it
-         * is, unless boostd itself put it there (a foreground that lost
-         * the focus, a rule that no longer matches). */
-        if (reason == CLASSIFY_DEFAULT && g == 0 && !placer_put_there(p, pid)) {
-                log_debug(p->log, "PID %d: no one decided, leaving it where it is.", (int) pid);
-                return 0;
-        }
         switch (placer_check(p, pid, (size_t) g, by_hand_wins)) {
         case PLACE_THERE:
                 return 0;
@@ -354,6 +347,14 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
                 return 0;
         case PLACE_MOVE:
                 break;
+        }
+        /* DefaultClass=root: no one decided for it, so it stays where it
+         * is, unless boostd itself put it there (a foreground that lost
+         * the focus, a rule that no longer matches). Asked only now: most
+         * processes are where they belong, and this reads more. */
+        if (reason == CLASSIFY_DEFAULT && g == 0 && !placer_put_there(p, pid)) {
+                log_debug(p->log, "PID %d: no one decided, leaving it where it is.", (int) pid);
+                return 0;
         }
         log_debug(p->log, "PID %d: %s (%s).", (int) pid, p->groups->groups[g].name,
                   classify_reason_to_string(reason));
