@@ -63,7 +63,8 @@ static int stat_read(const char *path, char *ret_state, pid_t *ret_ppid, uint64_
         return -EIO;
 }
 
-int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
+/* The parent (field 4) and start time (field 22) of a process. */
+static int proc_stat(const char *proc_root, pid_t pid, pid_t *ret_ppid, uint64_t *ret_start_time) {
         _cleanup_(freep) char *path = NULL;
 
         if (pid <= 0)
@@ -71,18 +72,15 @@ int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
         path = proc_path(proc_root, pid, "stat");
         if (!path)
                 return -ENOMEM;
-        return stat_read(path, NULL, NULL, ret);
+        return stat_read(path, NULL, ret_ppid, ret_start_time);
+}
+
+int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret) {
+        return proc_stat(proc_root, pid, NULL, ret);
 }
 
 int proc_get_parent(const char *proc_root, pid_t pid, pid_t *ret) {
-        _cleanup_(freep) char *path = NULL;
-
-        if (pid <= 0)
-                return -ESRCH;
-        path = proc_path(proc_root, pid, "stat");
-        if (!path)
-                return -ENOMEM;
-        return stat_read(path, NULL, ret, NULL);
+        return proc_stat(proc_root, pid, ret, NULL);
 }
 
 static bool state_is_exited(char state) {
