@@ -489,12 +489,28 @@ static int parse_auto_key(Parser *p, const char *section, const char *key, const
         return 1;
 }
 
-static int parser_handler(void *user, const char *section, const char *key, const char *value) {
+static int parser_handler(void *user, const char *section, const char *key, const char *value_in) {
         Parser *p = user;
-        const char *name;
+        const char *name, *value = value_in;
+        char buf[256];
 
         if (p->error)
                 return 0;
+        /* inih ends a value at " ;" (a blank, then ';'); "#" does the same
+         * here, so that the two comment characters behave alike. */
+        for (const char *c = value_in; *c; c++)
+                if (*c == '#' && c > value_in && (c[-1] == ' ' || c[-1] == '\t')) {
+                        size_t l = (size_t) (c - value_in);
+
+                        while (l > 0 && (value_in[l - 1] == ' ' || value_in[l - 1] == '\t'))
+                                l--;
+                        if (l >= sizeof(buf))
+                                return parser_fail(p, -EINVAL, "%s=: value too long", key);
+                        memcpy(buf, value_in, l);
+                        buf[l] = '\0';
+                        value = buf;
+                        break;
+                }
         if (streq(section, ""))
                 return parser_fail(p, -EINVAL, "key '%s' outside of any section", key);
         if (streq(section, "Daemon"))

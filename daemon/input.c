@@ -129,6 +129,10 @@ static int on_timer(sd_event_source *t, uint64_t usec, void *userdata) {
         InputSource *s = userdata;
         uint64_t next, latest = 0;
 
+        /* usec is when the timer was due; the loop may run later, and
+         * what the devices queued counts as of now. */
+        if (sd_event_now(s->ctx.event, CLOCK_MONOTONIC, &usec) < 0)
+                usec = now_usec();
         /* What the devices queued while the boost was up. */
         for (InputDevice *d = s->devices, *n; d; d = n) {
                 n = d->next;

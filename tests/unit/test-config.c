@@ -111,6 +111,26 @@ static void test_good_file(void **state) {
         config_free(c);
 }
 
+/* "#" and ";" after a blank end a value alike; elsewhere they are part
+ * of it. */
+static void test_inline_comments_alike(void **state) {
+        const char *dir = *state;
+        char path[4096], *error = NULL;
+        Config *c = NULL;
+
+        snprintf(path, sizeof(path), "%s/boostd.conf", dir);
+        write_file(dir, "boostd.conf",
+                   "[Class:games]\nBoostAC=30 # hash\nBoostBattery=20\t; semicolon\n"
+                   "[Rule:a]\nComm=x#y\nClass=games # the games\n");
+        assert_int_equal(config_load(path, false, NULL, &c, &error), 0);
+        assert_null(error);
+        assert_int_equal(c->classes[config_find_class(c, "games")].boost[POWER_AC], 30);
+        assert_int_equal(c->classes[config_find_class(c, "games")].boost[POWER_BATTERY], 20);
+        assert_string_equal(c->rules[0].comm, "x#y");
+        assert_int_equal(c->rules[0].class_index, config_find_class(c, "games"));
+        config_free(c);
+}
+
 static void test_dropins_in_order(void **state) {
         const char *dir = *state;
         char main_file[4096], dropins[4096];
@@ -260,6 +280,7 @@ int main(void) {
                 cmocka_unit_test(test_power_state_names),
                 cmocka_unit_test_setup_teardown(test_good_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dropins_in_order, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_inline_comments_alike, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_twelve_classes_fit, setup, teardown),
         };
