@@ -240,19 +240,23 @@ static int state_load_file(State *j, const char *name, bool *kernel) {
 
 int state_load(State *j) {
         bool kernel = false;
+        size_t from_journal, with_placed;
         int r;
 
         r = state_load_file(j, "journal", &kernel);
         if (r < 0)
                 return r;
-        /* an older boostd kept the PIDs in the journal: written anew */
-        j->placed_dirty = j->n_placed > 0;
+        from_journal = j->n_placed;
         r = state_load_file(j, "placed", &kernel);
         if (r < 0)
                 return r;
+        with_placed = j->n_placed;
         r = state_load_file(j, "state", &kernel);
         if (r < 0)
                 return r;
+        /* PIDs read from elsewhere than "placed" (an older boostd kept
+         * them in the journal) are written there at the next save */
+        j->placed_dirty = from_journal > 0 || j->n_placed != with_placed;
         return kernel;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* /run/boostd/journal and /run/boostd/state as anything at all (the input
- * up to its first NUL byte is the journal, the rest the state): what is
- * loaded is in range, and what is saved loads back to the same. */
+ * up to its first NUL byte is the journal, the rest the state; either may
+ * hold any kind of line): what is loaded is in range, and what is saved
+ * (journal, placed and state) loads back to the same. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 static char *dir;
 
 static void remove_dir(void) {
-        static const char *const files[] = { "journal", "state" };
+        static const char *const files[] = { "journal", "placed", "state" };
 
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_(freep) char *p = path_join(dir, files[i]);
@@ -82,7 +83,8 @@ static void check_journal(const State *j) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_(state_freep) State *j = NULL, *again = NULL;
-        _cleanup_(freep) char *journal = NULL, *state = NULL, *journal2 = NULL, *state2 = NULL;
+        _cleanup_(freep) char *journal = NULL, *state = NULL, *journal2 = NULL, *state2 = NULL, *placed = NULL,
+                              *placed2 = NULL;
         const uint8_t *nul = memchr(data, '\0', size);
         size_t l = nul ? (size_t) (nul - data) : size;
         int r;
@@ -94,6 +96,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 dir = strdup(t);
                 check(dir);
                 check(atexit(remove_dir) == 0);
+        }
+        /* what an earlier input left; the journal holds placed lines too
+         * (an older boostd's format) */
+        {
+                _cleanup_(freep) char *p = path_join(dir, "placed");
+
+                check(p);
+                (void) unlink(p);
         }
         write_file("journal", data, l);
         write_file("state", nul ? nul + 1 : data + size, nul ? size - l - 1 : 0);
@@ -107,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* what is saved loads back the same, and saves the same again */
         check(state_save(j) == 0);
         journal = read_all("journal");
+        placed = read_all("placed");
         state = read_all("state");
         again = state_new(dir);
         check(again);
@@ -117,8 +128,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               again->manual == j->manual && again->foreground.pid == j->foreground.pid);
         check(state_save(again) == 0);
         journal2 = read_all("journal");
+        placed2 = read_all("placed");
         state2 = read_all("state");
         check(streq_ptr(journal, journal2));
+        check(streq_ptr(placed, placed2));
         check(state && streq_ptr(state, state2));
         return 0;
 }
