@@ -162,9 +162,10 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
                         continue;
                 if (!dir)
                         return -ENOMEM;
-                if (mkdir(dir, 0755) == 0)
+                if (mkdir(dir, 0755) == 0) {
                         created = true;
-                else if (errno != EEXIST)
+                        (void) chmod(dir, 0755);        /* past the unit's UMask=0077 */
+                } else if (errno != EEXIST)
                         return log_error_errno(b->log, -errno, "Failed to create %s: %m", dir);
                 r = read_uclamp_min(b, groups[i], &cur);
                 if (r < 0)

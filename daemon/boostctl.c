@@ -496,6 +496,10 @@ int main(int argc, char *argv[]) {
                 fprintf(stderr, "boostctl: cannot connect to the system bus: %s\n", strerror(-r));
                 return EXIT_UNREACHABLE;
         }
+        /* someone at a terminal may be typing a password for polkit,
+         * which boostd waits up to 120 s for */
+        if (timeout_usec == 0 && ask_password && isatty(STDIN_FILENO))
+                timeout_usec = 120 * 1000000ULL;
         if (timeout_usec > 0)
                 (void) sd_bus_set_method_call_timeout(bus, timeout_usec);
         /* polkit may then ask the session's authentication agent */

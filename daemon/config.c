@@ -271,23 +271,24 @@ static int set_string(Parser *p, char **field, const char *key, const char *valu
         return 1;
 }
 
-/* Where the schedtune hierarchy may be mounted: not over a directory
- * the system needs ("/", "/etc", "/sys/fs/cgroup", ...) nor inside /proc
- * or /sys other than below /sys/fs/cgroup/. The mount step also refuses
- * a directory that is not empty. */
+/* Where the schedtune hierarchy may be mounted: below /dev, /run or
+ * /sys/fs/cgroup (the places cgroup hierarchies live), never on what the
+ * system needs there (/dev/shm, /run/user, ...), never elsewhere (the
+ * mount step would make the directory in /etc or /usr first). The mount
+ * step also refuses a directory that is not empty. */
 static bool mount_point_is_allowed(const char *path) {
-        static const char *const system[] = {
-                "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/media",
-                "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var",
-                "/sys/fs", "/sys/fs/cgroup", "/dev/shm", "/dev/pts", "/run/user",
-        };
+        static const char *const below[] = { "/dev/", "/run/", "/sys/fs/cgroup/" };
+        static const char *const system[] = { "/dev/shm", "/dev/pts", "/dev/mqueue", "/dev/hugepages",
+                                              "/run/user", "/run/systemd", "/run/boostd" };
 
         for (size_t i = 0; i < ELEMENTSOF(system); i++)
-                if (streq(path, system[i]))
+                if (strncmp(path, system[i], strlen(system[i])) == 0 &&
+                    (path[strlen(system[i])] == '\0' || path[strlen(system[i])] == '/'))
                         return false;
-        if (strncmp(path, "/proc/", 6) == 0)
-                return false;
-        return strncmp(path, "/sys/", 5) != 0 || strncmp(path, "/sys/fs/cgroup/", 15) == 0;
+        for (size_t i = 0; i < ELEMENTSOF(below); i++)
+                if (strncmp(path, below[i], strlen(below[i])) == 0 && path[strlen(below[i])] != '\0')
+                        return true;
+        return false;
 }
 
 static int parse_daemon_key(Parser *p, const char *key, const char *value) {
@@ -572,6 +573,12 @@ static int config_verify(Config *c, char **ret_error) {
                 if (!rule->unit && !rule->slice && !rule->comm && !rule->exe && !rule->user) {
                         if (asprintf(ret_error,
                                      "%s:%u: rule '%s' has no match key (Unit=, Slice=, Comm=, Exe= or User=)",
+                                     rule->file, rule->section_line, rule->name) < 0)
+                                *ret_error = NULL;
+                        return -EINVAL;
+                }
+                if (rule->user_manager && !rule->unit && !rule->slice) {
+                        if (asprintf(ret_error, "%s:%u: rule '%s' has Manager=user but no Unit= or Slice=",
                                      rule->file, rule->section_line, rule->name) < 0)
                                 *ret_error = NULL;
                         return -EINVAL;

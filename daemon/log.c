@@ -67,11 +67,11 @@ int log_internal(const LogContext *ctx, int level, int error, const char *file, 
                  * where the message comes from travels with it. */
                 journal = stderr_is_journal();
                 if (journal && error != 0)
-                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "CODE_FILE=%s", file,
+                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=boostd", "CODE_FILE=%s", file,
                                             "CODE_LINE=%i", line, "ERRNO=%i", error < 0 ? -error : error,
                                             NULL);
                 else if (journal)
-                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "CODE_FILE=%s", file,
+                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=boostd", "CODE_FILE=%s", file,
                                             "CODE_LINE=%i", line, NULL);
                 if (journal && r < 0)
                         fprintf(stderr, "<%d>%s\n", level, buf);

@@ -143,23 +143,6 @@ static int bus_process_error(int r, uint32_t pid, const char *what, sd_bus_error
                          strerror(-r));
 }
 
-/* GetProcess(u pid) -> (s group, s class, s reason, s rule, u parent) */
-static int method_get_process(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        PlacerReport rep;
-        uint32_t pid;
-        int r;
-
-        r = sd_bus_message_read(msg, "u", &pid);
-        if (r < 0)
-                return r;
-        r = pid > INT32_MAX ? -ESRCH : manager_get_process(m, (pid_t) pid, &rep);
-        if (r < 0)
-                return bus_process_error(r, pid, "look at", error);
-        return sd_bus_reply_method_return(msg, "ssssu", rep.group, m->groups.groups[rep.class].name,
-                                          rep.decided_by, rep.rule ?: "", (uint32_t) rep.from);
-}
-
 /* What Classify() and SetForeground() act on, pinned when the call comes
  * in: the move checks that the PID still names that process (start time)
  * and that its owner is the one polkit was asked about, so what is moved
@@ -257,6 +240,50 @@ static int bus_target_authorize(Manager *m, sd_bus_message *msg, uint32_t pid, i
         t->confine = caller == t->owner && caller != 0 ? caller : (uid_t) -1;
         return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, TAKE_PTR(t),
                                 target_call_free, &m->log, error);
+}
+
+/* GetProcess(u pid) -> (s group, s class, s reason, s rule, u parent) */
+static int reply_process(Manager *m, sd_bus_message *msg, pid_t pid, sd_bus_error *error) {
+        PlacerReport rep;
+        int r;
+
+        r = manager_get_process(m, pid, &rep);
+        if (r < 0)
+                return bus_process_error(r, (uint32_t) pid, "look at", error);
+        return sd_bus_reply_method_return(msg, "ssssu", rep.group, m->groups.groups[rep.class].name,
+                                          rep.decided_by, rep.rule ?: "", (uint32_t) rep.from);
+}
+
+static int perform_get_process(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        TargetCall *t = userdata;
+        int r;
+
+        r = target_check(t, error);
+        if (r < 0)
+                return r;
+        return reply_process(t->m, msg, t->id.pid, error);
+}
+
+/* A process of one's own is open to look at; another user's takes
+ * org.boostd.classify-any: boostd sees every process (CAP_SYS_PTRACE),
+ * a caller may not, where /proc hides other users' processes. */
+static int method_get_process(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        uid_t caller, owner;
+        uint32_t pid;
+        int r;
+
+        r = sd_bus_message_read(msg, "u", &pid);
+        if (r < 0)
+                return r;
+        if (pid == 0 || pid > INT32_MAX || proc_get_uid(m->proc_root, (pid_t) pid, &owner) < 0)
+                return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "No process %u", pid);
+        r = bus_caller_uid(msg, &caller);
+        if (r < 0)
+                return bus_error(error, r, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+        if (caller == 0 || caller == owner)
+                return reply_process(m, msg, (pid_t) pid, error);
+        return bus_target_authorize(m, msg, pid, -1, NULL, perform_get_process, error);
 }
 
 /* Classify(u pid, s group); ClassifyPidFD(h pidfd, s group) */

@@ -101,23 +101,29 @@ static void placer_released(Placer *p, const ProcessId *id) {
         p->released[p->n_released++ % ELEMENTSOF(p->released)] = *e;
 }
 
-/* The move hit a process that is not the one pinned (it exited and its
- * PID was reused between the check and the write): back where it was. */
-static void placer_undo_move(Placer *p, const ProcessId *id, const char *was) {
-        State *j = p->state;
+static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins);
+static void placer_decision_changed(Placer *p, pid_t pid);
 
-        if (was[0])
-                (void) p->backend->vt->attach(p->backend, was, id);
+/* The pinned process exited while it was moved. If its PID names another
+ * process now, the write may have moved that one: it is forgotten as
+ * placed and put where it belongs itself. */
+static void placer_after_exit_in_move(Placer *p, const ProcessId *id) {
+        State *j = p->state;
+        uint64_t start;
+
         state_placed_remove(j, id->pid);
-        j->dirty = true;
         state_save_later(j);
-        log_warning(p->log, "PID %d exited while it was moved; the process now under that PID was put back.",
+        if (proc_get_start_time(p->proc_root, id->pid, &start) < 0 || start == id->start_time) {
+                log_debug(p->log, "PID %d exited while it was moved.", (int) id->pid);
+                return;
+        }
+        log_warning(p->log, "PID %d exited while it was moved and its PID was reused: placing the new process.",
                     (int) id->pid);
+        (void) placer_place(p, id->pid, NULL, false);
 }
 
 static int placer_move(Placer *p, const ProcessId *want, size_t g, bool record) {
         _cleanup_(closep) int fd = -1;
-        char was[CLASS_NAME_MAX] = "";
         State *j = p->state;
         pid_t pid = want->pid;
         ProcessId id;
@@ -128,15 +134,11 @@ static int placer_move(Placer *p, const ProcessId *want, size_t g, bool record) 
                 return r;
         if (g == 0)
                 placer_released(p, &id);
-        if (p->backend && p->backend->vt && p->backend->vt->group_of &&
-            p->backend->vt->group_of(p->backend, pid, was, sizeof(was)) < 0)
-                was[0] = '\0';
         r = placer_attach(p, &id, g);
         if (r >= 0 && fd < 0 && process_id_is_current(p->proc_root, &id) <= 0)
                 r = -ESRCH;
         if (r >= 0 && !pidfd_still_alive(fd)) {
-                if (process_id_is_current(p->proc_root, &id) <= 0)
-                        placer_undo_move(p, &id, was);
+                placer_after_exit_in_move(p, &id);
                 r = -ESRCH;
         }
         if (r < 0)
@@ -157,6 +159,7 @@ int placer_classify(Placer *p, const ProcessId *id, size_t g) {
         r = placer_move(p, id, g, true);
         if (r < 0)
                 return r;
+        placer_decision_changed(p, id->pid);
         state_commit(p->state);
         log_info(p->log, "PID %d moved to %s.", (int) id->pid, p->groups->groups[g].name);
         return 0;
@@ -267,8 +270,9 @@ static int placer_target(Placer *p, pid_t pid, const char *cgroup, bool inherit,
 /* Whether boostd just took pid out of group (placer_released()). */
 static bool placer_was_released(Placer *p, pid_t pid, const char *group) {
         for (size_t i = 0; i < MIN(p->n_released, ELEMENTSOF(p->released)); i++)
-                if (p->released[i].id.pid == pid && streq(p->released[i].group, group))
-                        return process_id_is_current(p->proc_root, &p->released[i].id) > 0;
+                if (p->released[i].id.pid == pid && streq(p->released[i].group, group) &&
+                    process_id_is_current(p->proc_root, &p->released[i].id) > 0)
+                        return true;
         return false;
 }
 
@@ -330,17 +334,27 @@ static PlaceCheck placer_check(Placer *p, pid_t pid, size_t g, bool by_hand_wins
 
 /* Puts a process where it belongs. by_hand_wins: leave it if it was
  * moved by hand since boostd placed it (automatic placement). */
+/* Records in the placed entry whose decision put the process there. */
+static void placer_note_from(Placer *p, pid_t pid, pid_t from) {
+        StatePid *e = state_pid_find(p->state->placed, p->state->n_placed, pid);
+
+        if (e)
+                e->from = from;
+}
+
 static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins) {
         ClassifyReason reason;
-        int g;
+        pid_t from;
+        int g, r;
 
-        g = placer_target(p, pid, cgroup, true, &reason, NULL);
+        g = placer_target(p, pid, cgroup, true, &reason, &from);
         if (g < 0)
                 return g;
         if (reason == CLASSIFY_EXPLICIT)
                 return 0;       /* Classify() put it there */
         switch (placer_check(p, pid, (size_t) g, by_hand_wins)) {
         case PLACE_THERE:
+                placer_note_from(p, pid, from);
                 return 0;
         case PLACE_BY_HAND:
                 log_debug(p->log, "PID %d was moved by hand since boostd placed it, leaving it.", (int) pid);
@@ -358,7 +372,34 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
         }
         log_debug(p->log, "PID %d: %s (%s).", (int) pid, p->groups->groups[g].name,
                   classify_reason_to_string(reason));
-        return placer_move(p, &(ProcessId) { .pid = pid }, (size_t) g, false);
+        r = placer_move(p, &(ProcessId) { .pid = pid }, (size_t) g, false);
+        if (r >= 0)
+                placer_note_from(p, pid, from);
+        return r;
+}
+
+/* The decision of pid (Classify(), game, foreground) changed or ended:
+ * the processes placed by inheriting it are placed again now, not at
+ * their next exec. */
+static void placer_decision_changed(Placer *p, pid_t pid) {
+        State *j = p->state;
+        _cleanup_(freep) pid_t *heirs = NULL;
+        size_t n = 0;
+
+        if (pid <= 0)
+                return;
+        for (size_t i = 0; i < j->n_placed; i++)
+                if (j->placed[i].from == pid) {
+                        pid_t *h = realloc(heirs, (n + 1) * sizeof(pid_t));
+
+                        if (!h)
+                                return;
+                        heirs = h;
+                        heirs[n++] = j->placed[i].id.pid;
+                }
+        for (size_t i = 0; i < n; i++)
+                if (p->auto_mode)
+                        (void) placer_place(p, heirs[i], NULL, true);
 }
 
 int placer_explain(Placer *p, pid_t pid, PlacerReport *ret) {
@@ -431,6 +472,8 @@ static void placer_foreground_changed(Placer *p, const ProcessId *old, const cha
         if (old->pid > 0 && old->pid != p->foreground.pid &&
             process_id_is_current(p->proc_root, old) > 0)
                 (void) placer_place(p, old->pid, NULL, true);
+        if (old->pid > 0 && old->pid != p->foreground.pid)
+                placer_decision_changed(p, old->pid);
 }
 
 /* Whether cgroup lies in uid's own slice, user-UID.slice. */
@@ -647,6 +690,8 @@ static void placer_linger(Placer *p, pid_t pid) {
 void placer_forget(Placer *p, pid_t pid) {
         if (placer_drop_if_gone(p, pid))
                 placer_linger(p, pid);
+        else
+                placer_decision_changed(p, pid);
         /* Read again as new when the unit lists it: a reused PID is placed. */
         units_forget(p->units, pid);
 }
@@ -671,10 +716,14 @@ int placer_game_register(Placer *p, pid_t pid) {
 }
 
 int placer_game_unregister(Placer *p, pid_t pid) {
+        int r;
+
         if (!games_remove(p, pid))
                 return 0;
         log_info(p->log, "GameMode: PID %d unregistered.", (int) pid);
-        return placer_place_auto(p, pid, NULL);
+        r = placer_place_auto(p, pid, NULL);
+        placer_decision_changed(p, pid);
+        return r;
 }
 
 void placer_games_clear(Placer *p) {

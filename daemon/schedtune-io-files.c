@@ -29,6 +29,7 @@ static int files_make_group(const Backend *b, const char *group) {
                 return -ENOMEM;
         if (mkdir(d, 0755) < 0)
                 return errno == EEXIST ? 0 : -errno;
+        (void) chmod(d, 0755);          /* as on cgroupfs: see the libcgroup side */
         /* What the kernel fills in on cgroupfs: no process, boost 0. */
         procs = path_join(d, "cgroup.procs");
         boost = path_join(d, b->boost_file);

@@ -154,19 +154,25 @@ static int libcg_make_group(const Backend *b, const char *group) {
         if (r < 0)
                 return r;
         ecg = cgroup_create_cgroup(cg, /* ignore_ownership= */ 1);
-        if (ecg == 0)
+        dir = path_join(b->path, group);
+        if (!dir)
+                return -ENOMEM;
+        /* mkdir() honours the unit's UMask=0077; the groups stay readable
+         * for everyone, as the kernel's own are */
+        if (ecg == 0) {
+                (void) chmod(dir, 0755);
                 return 1;
+        }
         if (ecg != ECGROUPNOTALLOWED)
                 return libcg_error(b, ecg, "create", group);
         /* libcgroup reports every mkdir() failure but EPERM as
          * ECGROUPNOTALLOWED and drops errno, while the kernel's reason is
          * what the user needs: ENOSPC (the group limit) or EINVAL (a
          * hierarchy that is not flat). Asking again recovers it. */
-        dir = path_join(b->path, group);
-        if (!dir)
-                return -ENOMEM;
-        if (mkdir(dir, 0755) == 0)
+        if (mkdir(dir, 0755) == 0) {
+                (void) chmod(dir, 0755);
                 return 1;
+        }
         return errno == EEXIST ? 0 : -errno;
 }
 

@@ -81,6 +81,7 @@ int state_pid_set(StatePid **list, size_t *n, const ProcessId *id, const char *g
         }
         p->id = *id;
         strcpy(p->group, group);
+        p->from = 0;
         return 0;
 }
 
@@ -316,12 +317,6 @@ static int state_write_files(State *j) {
                         j->groups[i].created ? 1U : 0U);
         if (fclose(f) != 0)
                 return -ENOMEM;
-        /* A boost change must not rewrite the list of placed PIDs. */
-        if (j->placed_dirty) {
-                r = state_write_placed(j);
-                if (r < 0)
-                        return r;
-        }
 
         f = open_memstream(&sbuf, &slen);
         if (!f)
@@ -353,6 +348,14 @@ static int state_write_files(State *j) {
         r = state_write(j, "state", sbuf);
         if (r < 0)
                 return r;
+        /* Last, and only when it changed: a boost change must not
+         * rewrite the list of placed PIDs, and a failure here must not
+         * keep the boosts above from disk. */
+        if (j->placed_dirty) {
+                r = state_write_placed(j);
+                if (r < 0)
+                        return r;
+        }
         j->dirty = false;
         return 0;
 }

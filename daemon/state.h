@@ -23,6 +23,8 @@ typedef struct StateGroup {
 typedef struct StatePid {
         ProcessId id;
         char group[CLASS_NAME_MAX];
+        pid_t from;             /* placed: by this ancestor's decision (the
+                                 * placer's, in memory only); 0: its own */
 } StatePid;
 
 typedef struct StateOverride {

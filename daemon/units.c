@@ -283,13 +283,10 @@ static void watch_check_inactive(Units *w, WatchDir *d) {
         d->inactive = now;
         if (prev < 0 || prev == now)
                 return;
-        if (now == 0 && (d->user == (uid_t) -1 || !units_uid_has_seat(w, d->user))) {
-                log_debug(w->ctx.log, "Focus of %s ignored: its user has no active session on a seat.", d->path);
-                return;
-        }
         if (now == 0) {
                 uint64_t t = now_usec();
 
+                /* first the rate limit: the seat check reads files */
                 if (w->focus_begin == 0 || t - w->focus_begin > USEC_PER_SEC) {
                         w->focus_begin = t;
                         w->focus_n = 0;
@@ -298,6 +295,11 @@ static void watch_check_inactive(Units *w, WatchDir *d) {
                         if (units_may_warn(w))
                                 log_warning(w->ctx.log, "Focus of %s ignored: more than %u focus changes a second.",
                                             d->path, FOCUS_BURST);
+                        return;
+                }
+                if (d->user == (uid_t) -1 || !units_uid_has_seat(w, d->user)) {
+                        log_debug(w->ctx.log, "Focus of %s ignored: its user has no active session on a seat.",
+                                  d->path);
                         return;
                 }
         }
@@ -538,6 +540,9 @@ static void watch_reattach(Units *w) {
         w->n_dirs = 0;
         for (size_t i = 0; i < n_old; i++)
                 (void) inotify_rm_watch(w->fd, old[i]->wd);
+        /* every watch is made anew, and counted anew */
+        for (size_t i = 0; i < w->n_users; i++)
+                w->users[i].n = 0;
         watch_attach(w);
         for (size_t i = 0; i < w->n_dirs; i++) {
                 WatchDir *d = w->dirs[i];

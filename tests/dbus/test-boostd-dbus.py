@@ -131,6 +131,17 @@ class DBusTest(harness.BoostdTest):
         self.assertDBusError(ERR + 'NoSuchProcess', self.iface.GetProcess, dbus.UInt32(self.dead_pid()))
         self.assertEqual(self.boostctl('why', 'x').returncode, 2)
         self.assertEqual(self.boostctl('why').returncode, 2)
+        # a user looks at their own processes; another user's take the
+        # admin action (boostd sees what /proc may hide from them)
+        mine = self.spawn_sleep(user='nobody')
+        r = self.boostctl('--no-ask-password', 'why', str(mine), user='nobody')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f'PID {mine} is in root', r.stdout)
+        r = self.boostctl('--no-ask-password', 'why', str(other), user='nobody')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.polkit.SetAllowed(['org.boostd.classify-any'])
+        r = self.boostctl('--no-ask-password', 'why', str(other), user='nobody')
+        self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_set_foreground(self):
         a, b = self.spawn_sleep(), self.spawn_sleep()
