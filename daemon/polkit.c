@@ -20,6 +20,7 @@ struct PolkitQuery {
         void *userdata;
         void (*free_userdata)(void *);
         const LogContext *log;
+        bool interactive;       /* the caller allowed interaction */
 };
 
 static PolkitQuery *query_free(PolkitQuery *q) {
@@ -51,7 +52,8 @@ int bus_caller_uid(sd_bus_message *msg, uid_t *ret) {
         return r;
 }
 
-static int polkit_reply_authorized(const LogContext *log, sd_bus_message *reply, sd_bus_error *error) {
+static int polkit_reply_authorized(const LogContext *log, sd_bus_message *reply, bool interactive,
+                                   sd_bus_error *error) {
         int authorized = 0, challenge = 0, r;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
@@ -67,8 +69,9 @@ static int polkit_reply_authorized(const LogContext *log, sd_bus_message *reply,
                 return sd_bus_error_set(error, BOOST_ERROR_ACCESS_DENIED,
                                         "Cannot read the authorization result");
         log_debug(log, "polkit: authorized=%d challenge=%d", authorized, challenge);
-        /* polkit could have asked, but the caller did not allow it to */
-        if (!authorized && challenge)
+        /* polkit could have asked, but the caller did not allow it to (a
+         * caller that did, with no agent to ask, is simply denied) */
+        if (!authorized && challenge && !interactive)
                 return sd_bus_error_set(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
                                         "Interactive authentication required");
         if (!authorized)
@@ -82,7 +85,7 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         int r;
 
         (void) ret_error;
-        r = polkit_reply_authorized(q->log, reply, &error);
+        r = polkit_reply_authorized(q->log, reply, q->interactive, &error);
         if (r > 0) {
                 r = sd_bus_message_rewind(q->msg, true);
                 if (r >= 0)
@@ -146,6 +149,7 @@ int polkit_authorize(PolkitQuery **queries, sd_bus *bus, sd_bus_message *msg, co
                 .userdata = userdata,
                 .free_userdata = free_userdata,
                 .log = log,
+                .interactive = interactive,
         };
         *queries = q;
         r = sd_bus_call_async(bus, &q->slot, call, on_polkit_reply, q,

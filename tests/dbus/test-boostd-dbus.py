@@ -294,6 +294,16 @@ class DBusTest(harness.BoostdTest):
             r = self.boostctl('mode', 'manual', user='nobody')
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(self.props.Get(IFACE, 'Mode'), 'manual')
+            # a polkit with no agent to ask: an interactive caller is denied,
+            # one that did not allow asking is told it would have to
+            self.polkit_obj.AddMethod(auth, 'CheckAuthorization', '(sa{sv})sa{ss}us', '(bba{ss})',
+                                      'ret = (False, True, {})')
+            r = self.boostctl('set', 'interactive', '44', user='nobody')
+            self.assertEqual(r.returncode, 4, r.stderr)
+            self.assertIn('org.freedesktop.DBus.Error.AccessDenied', r.stderr)
+            r = self.boostctl('--no-ask-password', 'set', 'interactive', '44', user='nobody')
+            self.assertIn('InteractiveAuthorizationRequired', r.stderr)
+            self.assertEqual(self.boost_file('interactive'), 33)
         finally:
             # back to the template's answer for the other tests
             self.polkit_obj.AddMethod(auth, 'CheckAuthorization', '(sa{sv})sa{ss}us', '(bba{ss})',
