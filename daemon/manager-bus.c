@@ -201,10 +201,10 @@ static int perform_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_er
 }
 
 /* Pins the process a caller names, by PID or by pidfd (fd >= 0), and asks
- * polkit: a caller may name its own processes with org.boostd.classify;
- * others' need org.boostd.classify-any (admin). */
+ * polkit: a caller may name its own processes with own_action (NULL: no
+ * check); others' need org.boostd.classify-any (admin). */
 static int bus_target_authorize(Manager *m, sd_bus_message *msg, uint32_t pid, int fd, const char *group,
-                                PolkitPerform perform, sd_bus_error *error) {
+                                const char *own_action, PolkitPerform perform, sd_bus_error *error) {
         _cleanup_(freep) TargetCall *t = NULL;
         const char *action;
         uid_t caller;
@@ -236,8 +236,10 @@ static int bus_target_authorize(Manager *m, sd_bus_message *msg, uint32_t pid, i
         r = bus_caller_uid(msg, &caller);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        action = caller == t->owner ? "org.boostd.classify" : "org.boostd.classify-any";
+        action = caller == t->owner ? own_action : "org.boostd.classify-any";
         t->confine = caller == t->owner && caller != 0 ? caller : (uid_t) -1;
+        if (!action)
+                return perform(msg, t, error);
         return polkit_authorize(&m->bus_data->queries, m->bus, msg, action, perform, TAKE_PTR(t),
                                 target_call_free, &m->log, error);
 }
@@ -268,22 +270,13 @@ static int perform_get_process(sd_bus_message *msg, void *userdata, sd_bus_error
  * org.boostd.classify-any: boostd sees every process (CAP_SYS_PTRACE),
  * a caller may not, where /proc hides other users' processes. */
 static int method_get_process(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        uid_t caller, owner;
         uint32_t pid;
         int r;
 
         r = sd_bus_message_read(msg, "u", &pid);
         if (r < 0)
                 return r;
-        if (pid == 0 || pid > INT32_MAX || proc_get_uid(m->proc_root, (pid_t) pid, &owner) < 0)
-                return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS, "No process %u", pid);
-        r = bus_caller_uid(msg, &caller);
-        if (r < 0)
-                return bus_error(error, r, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        if (caller == 0 || caller == owner)
-                return reply_process(m, msg, (pid_t) pid, error);
-        return bus_target_authorize(m, msg, pid, -1, NULL, perform_get_process, error);
+        return bus_target_authorize(userdata, msg, pid, -1, NULL, NULL, perform_get_process, error);
 }
 
 /* Classify(u pid, s group); ClassifyPidFD(h pidfd, s group) */
@@ -300,7 +293,7 @@ static int method_classify(sd_bus_message *msg, void *userdata, sd_bus_error *er
         r = bus_check_group(m, group, error);
         if (r < 0)
                 return r;
-        return bus_target_authorize(m, msg, pid, fd, group, perform_classify, error);
+        return bus_target_authorize(m, msg, pid, fd, group, "org.boostd.classify", perform_classify, error);
 }
 
 /* SetForeground(u pid); SetForegroundPidFD(h pidfd) */
@@ -313,7 +306,7 @@ static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_err
         r = by_fd ? sd_bus_message_read(msg, "h", &fd) : sd_bus_message_read(msg, "u", &pid);
         if (r < 0)
                 return r;
-        return bus_target_authorize(m, msg, pid, fd, NULL, perform_set_foreground, error);
+        return bus_target_authorize(m, msg, pid, fd, NULL, "org.boostd.classify", perform_set_foreground, error);
 }
 
 /* A hold lasts while its client is on the bus. One track per client,

@@ -7,12 +7,6 @@
 #include "rules.h"
 #include "util.h"
 
-static bool has_suffix(const char *s, size_t l, const char *suffix) {
-        size_t sl = strlen(suffix);
-
-        return l >= sl && strncmp(s + l - sl, suffix, sl) == 0;
-}
-
 /* The next non-empty component of a cgroup path at or after *p: returns
  * its start and length and moves *p past it; NULL at the end. */
 static const char *cgroup_next_component(const char **p, size_t *ret_len) {
@@ -38,7 +32,7 @@ static bool cgroup_any_component(const char *cgroup, const char *suffix, const c
         while ((s = cgroup_next_component(&p, &l))) {
                 char buf[256];
 
-                if (!has_suffix(s, l, suffix) || l >= sizeof(buf))
+                if (!strn_has_suffix(s, l, suffix) || l >= sizeof(buf))
                         continue;
                 memcpy(buf, s, l);
                 buf[l] = '\0';
@@ -54,7 +48,7 @@ size_t cgroup_path_unit_prefix(const char *cgroup) {
 
         /* The innermost unit wins: app scopes live below user@.service. */
         while ((s = cgroup_next_component(&p, &l)))
-                if (has_suffix(s, l, ".service") || has_suffix(s, l, ".scope"))
+                if (strn_has_suffix(s, l, ".service") || strn_has_suffix(s, l, ".scope"))
                         best = (size_t) (s - cgroup) + l;
         return best;
 }
@@ -86,22 +80,24 @@ bool cgroup_path_is_in(const char *cgroup, const char *dir) {
 }
 
 
-/* Where the first user@UID.service component of a cgroup path ends, 0 if
- * there is none: what comes before is the system manager's, what comes
- * after a user's manager's. */
-static size_t cgroup_user_manager_end(const char *cgroup) {
+size_t cgroup_path_user_manager(const char *cgroup, uid_t *ret_uid) {
         const char *p = cgroup, *s;
+        unsigned long uid;
         size_t l;
 
         while ((s = cgroup_next_component(&p, &l)))
-                if (l > strlen("user@.service") && strncmp(s, "user@", 5) == 0 && has_suffix(s, l, ".service"))
+                if (l > strlen("user@.service") && strncmp(s, "user@", 5) == 0 &&
+                    strn_has_suffix(s, l, ".service") && sscanf(s + 5, "%lu", &uid) == 1) {
+                        if (ret_uid)
+                                *ret_uid = (uid_t) uid;
                         return (size_t) (s - cgroup) + l;
+                }
         return 0;
 }
 
 /* Unit= and Slice= against the part of the path the rule's manager owns. */
 static bool rule_matches_units(const Rule *r, const char *cgroup) {
-        size_t m = cgroup ? cgroup_user_manager_end(cgroup) : 0;
+        size_t m = cgroup ? cgroup_path_user_manager(cgroup, NULL) : 0;
         char part[4096], buf[256];
         const char *unit;
 

@@ -14,6 +14,10 @@ const char *cgroup_path_unit(const char *cgroup, char *buf, size_t size);
 /* The length of the part of a cgroup path up to and including its unit,
  * 0 if it has none: "/a.slice/b.service/sub" -> strlen("/a.slice/b.service"). */
 size_t cgroup_path_unit_prefix(const char *cgroup);
+/* Where the first user@UID.service component of a cgroup path ends (its
+ * UID in *ret_uid), 0 if there is none: what comes before is the system
+ * manager's, what comes after a user's manager's. */
+size_t cgroup_path_user_manager(const char *cgroup, uid_t *ret_uid);
 /* Whether cgroup is dir or below it. */
 bool cgroup_path_is_in(const char *cgroup, const char *dir);
 

@@ -162,42 +162,32 @@ static UserWatches *units_user(Units *w, uid_t uid, bool create) {
         return &w->users[w->n_users++];
 }
 
-static bool has_suffix(const char *s, size_t l, const char *suffix) {
-        size_t sl = strlen(suffix);
-
-        return l >= sl && memcmp(s + l - sl, suffix, sl) == 0;
-}
-
 /* Whose a directory is (path below the top): the UID of the user@UID.service
  * it lies below, or -1 for the system's; and whether it may be watched:
  * below a user's manager only slices and units, and nothing below a
  * unit. */
 static bool watch_path_allowed(const char *path, uid_t *ret_user) {
-        const char *s = path, *e;
-        bool in_user = false, below_unit = false;
-        unsigned long uid;
+        size_t m = cgroup_path_user_manager(path, ret_user);
+        bool below_unit = false;
 
-        *ret_user = (uid_t) -1;
-        while (*s == '/')
-                s++;
-        for (; *s; s = *e ? e + 1 : e) {
+        if (m == 0) {
+                *ret_user = (uid_t) -1;
+                return true;
+        }
+        for (const char *s = path + m, *e; *s; s = e) {
                 size_t l;
 
+                while (*s == '/')
+                        s++;
                 e = strchrnul(s, '/');
                 l = (size_t) (e - s);
-                if (!in_user) {
-                        if (l > 13 && strncmp(s, "user@", 5) == 0 && has_suffix(s, l, ".service") &&
-                            sscanf(s + 5, "%lu", &uid) == 1) {
-                                in_user = true;
-                                *ret_user = (uid_t) uid;
-                        }
-                        continue;
-                }
+                if (l == 0)
+                        break;
                 if (below_unit)
                         return false;
-                if (has_suffix(s, l, ".service") || has_suffix(s, l, ".scope"))
+                if (strn_has_suffix(s, l, ".service") || strn_has_suffix(s, l, ".scope"))
                         below_unit = true;
-                else if (!has_suffix(s, l, ".slice"))
+                else if (!strn_has_suffix(s, l, ".slice"))
                         return false;
         }
         return true;

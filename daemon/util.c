@@ -251,3 +251,9 @@ int dir_is_empty_unmounted(const char *path) {
                 return -EBUSY;
         return 0;
 }
+
+bool strn_has_suffix(const char *s, size_t l, const char *suffix) {
+        size_t sl = strlen(suffix);
+
+        return l >= sl && memcmp(s + l - sl, suffix, sl) == 0;
+}

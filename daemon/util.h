@@ -14,6 +14,8 @@ char *path_join(const char *a, const char *b);
  * test seam, where sd-device, the process connector and libcgroup give
  * way to files, inotify and a socket (events.h, schedtune-io.h). */
 bool root_is_host(const char *root);
+/* Whether the l bytes at s end with suffix. */
+bool strn_has_suffix(const char *s, size_t l, const char *suffix);
 /* 0 if path is an empty directory with nothing mounted on it; -ENOTEMPTY,
  * -EBUSY (a mount point) or the error of reading it. */
 int dir_is_empty_unmounted(const char *path);
