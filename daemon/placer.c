@@ -35,6 +35,9 @@ void placer_done(Placer *p) {
         free(p->foreground_unit);
         free(p->games);
         free(p->lingering);
+        free(p->deciders);
+        p->deciders = NULL;
+        p->n_deciders = 0;
         p->foreground_unit = NULL;
         p->games = NULL;
         p->lingering = NULL;
@@ -334,12 +337,28 @@ static PlaceCheck placer_check(Placer *p, pid_t pid, size_t g, bool by_hand_wins
 
 /* Puts a process where it belongs. by_hand_wins: leave it if it was
  * moved by hand since boostd placed it (automatic placement). */
+static ssize_t placer_find_decider(const Placer *p, pid_t pid) {
+        for (size_t i = 0; i < p->n_deciders; i++)
+                if (p->deciders[i] == pid)
+                        return (ssize_t) i;
+        return -1;
+}
+
 /* Records in the placed entry whose decision put the process there. */
 static void placer_note_from(Placer *p, pid_t pid, pid_t from) {
         StatePid *e = state_pid_find(p->state->placed, p->state->n_placed, pid);
+        pid_t *d;
 
-        if (e)
-                e->from = from;
+        if (!e)
+                return;
+        if (from > 0 && placer_find_decider(p, from) < 0) {
+                d = realloc(p->deciders, (p->n_deciders + 1) * sizeof(pid_t));
+                if (!d)
+                        return;         /* not recorded: re-placed at its next exec */
+                p->deciders = d;
+                p->deciders[p->n_deciders++] = from;
+        }
+        e->from = from;
 }
 
 static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins) {
@@ -384,10 +403,12 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
 static void placer_decision_changed(Placer *p, pid_t pid) {
         State *j = p->state;
         _cleanup_(freep) pid_t *heirs = NULL;
+        ssize_t k = pid > 0 ? placer_find_decider(p, pid) : -1;
         size_t n = 0;
 
-        if (pid <= 0)
-                return;
+        if (k < 0)
+                return;         /* no heirs: the common exit costs no walk */
+        p->deciders[k] = p->deciders[--p->n_deciders];
         for (size_t i = 0; i < j->n_placed; i++)
                 if (j->placed[i].from == pid) {
                         pid_t *h = realloc(heirs, (n + 1) * sizeof(pid_t));

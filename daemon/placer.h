@@ -42,6 +42,11 @@ typedef struct Placer {
          * left (placer_put_there()); a ring. */
         StatePid released[64];
         size_t n_released;
+        /* The ancestors whose decision some placed process inherited
+         * (StatePid.from), so that an exit or a changed decision looks
+         * through the placed list only when it has heirs there. */
+        pid_t *deciders;
+        size_t n_deciders;
 } Placer;
 
 void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,
