@@ -147,7 +147,8 @@ series_applied() {
 }
 
 # Every option of the fragment must have its value in .config; "=n" means
-# unset. The SchedTune options exist only with the series applied.
+# unset. A SchedTune option counts only once a patch has added it to
+# init/Kconfig (bisect-check configures after each patch).
 check_config() {
 	local line sym val bad=0
 	while IFS= read -r line; do
@@ -159,7 +160,8 @@ check_config() {
 		val=${line#*=}
 		case "$sym" in
 		CONFIG_SCHED_TUNE*|CONFIG_CGROUP_SCHEDTUNE)
-			series_applied || continue ;;
+			grep -qx "config ${sym#CONFIG_}" "$src/init/Kconfig" ||
+				continue ;;
 		esac
 		if [ "$val" = n ]; then
 			if grep -q "^$sym=" "$obj/.config"; then
