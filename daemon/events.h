@@ -23,8 +23,9 @@ typedef struct EventSink {
         void (*exited)(void *userdata, pid_t pid);
         /* Events were lost: every unit's processes are to be read again. */
         void (*lost)(void *userdata);
-        /* An app's scope (cgroup path unit) gained or lost the focus. */
-        void (*focus)(void *userdata, const char *unit, bool focused);
+        /* An app's scope (cgroup path unit) gained the focus on seat
+         * (seats.h), or lost it (seat NULL). */
+        void (*focus)(void *userdata, const char *unit, const char *seat);
         /* The input boost of group is now boost (0: it ended). */
         int (*input_boost)(void *userdata, const char *group, unsigned boost);
         /* The power supplies say state. */

@@ -54,6 +54,12 @@ static inline void closedirp(DIR **d) {
                 closedir(*d);
 }
 
+/* free() that returns NULL, for p->x = mfree(p->x). */
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
 static inline bool streq_ptr(const char *a, const char *b) {
         if (!a || !b)
                 return a == b;

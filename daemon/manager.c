@@ -42,11 +42,11 @@ static void on_lost(void *userdata) {
         units_rescan(m->units);
 }
 
-static void on_focus(void *userdata, const char *unit, bool focused) {
+static void on_focus(void *userdata, const char *unit, const char *seat) {
         Manager *m = userdata;
 
-        if (focused)
-                (void) placer_set_foreground_unit(&m->placer, unit);
+        if (seat)
+                (void) placer_set_foreground_unit(&m->placer, seat, unit);
         else
                 placer_unfocus_unit(&m->placer, unit);
 }
@@ -155,7 +155,9 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
         state_set_event(m->state, m->event, &m->log);
 
         groups_init(&m->groups, m->config, m->state, m->event, &m->log, &m->observer);
-        placer_init(&m->placer, m->proc_root, m->event, m->state, &m->groups, &m->log);
+        r = placer_init(&m->placer, m->root, m->proc_root, m->event, m->state, &m->groups, &m->log);
+        if (r < 0)
+                return r;
 
         *ret = TAKE_PTR(m);
         return 0;

@@ -18,8 +18,8 @@
 /* How far up the parent chain a decision is looked for. */
 #define INHERIT_DEPTH_MAX 32U
 
-void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,
-                 const LogContext *log) {
+int placer_init(Placer *p, const char *root, const char *proc_root, sd_event *event, State *state,
+                Groups *groups, const LogContext *log) {
         *p = (Placer) {
                 .log = log,
                 .proc_root = proc_root,
@@ -28,17 +28,25 @@ void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state
                 .groups = groups,
                 .auto_mode = true,
         };
+        if (asprintf(&p->seats_dir, "%s/run/systemd/seats", root_is_host(root) ? "" : root) < 0) {
+                p->seats_dir = NULL;
+                return -ENOMEM;
+        }
+        return 0;
 }
 
 void placer_done(Placer *p) {
         p->linger_timer = sd_event_source_disable_unref(p->linger_timer);
-        free(p->foreground_unit);
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                free(p->foregrounds[i].unit);
+        p->n_foregrounds = 0;
+        free(p->seats_dir);
+        p->seats_dir = NULL;
         free(p->games);
         free(p->lingering);
         free(p->deciders);
         p->deciders = NULL;
         p->n_deciders = 0;
-        p->foreground_unit = NULL;
         p->games = NULL;
         p->lingering = NULL;
 }
@@ -182,10 +190,33 @@ static char *placer_cgroup_of(Placer *p, pid_t pid) {
         return cg ? strdup(cg) : NULL;
 }
 
+const Foreground *placer_foreground(Placer *p, const char *seat) {
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                if (streq(p->foregrounds[i].seat, seat))
+                        return &p->foregrounds[i];
+        return NULL;
+}
+
+/* Whether pid is SetForeground()'s process of some seat. */
+static bool placer_is_foreground_pid(Placer *p, pid_t pid) {
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                if (p->foregrounds[i].id.pid == pid)
+                        return process_id_is_current(p->proc_root, &p->foregrounds[i].id) > 0;
+        return false;
+}
+
 static bool placer_is_foreground(Placer *p, pid_t pid, const char *cgroup) {
-        if (p->foreground_unit && cgroup_path_is_in(cgroup, p->foreground_unit))
-                return true;
-        return pid == p->foreground.pid && process_id_is_current(p->proc_root, &p->foreground) > 0;
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                if (p->foregrounds[i].unit && cgroup_path_is_in(cgroup, p->foregrounds[i].unit))
+                        return true;
+        return placer_is_foreground_pid(p, pid);
+}
+
+static bool placer_has_foreground_pid(Placer *p) {
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                if (p->foregrounds[i].id.pid > 0)
+                        return true;
+        return false;
 }
 
 bool placer_is_game(Placer *p, pid_t pid) {
@@ -204,14 +235,14 @@ static bool placer_decided_for(Placer *p, pid_t pid) {
                 return true;
         if (placer_is_game(p, pid))
                 return true;
-        return pid == p->foreground.pid && process_id_is_current(p->proc_root, &p->foreground) > 0;
+        return placer_is_foreground_pid(p, pid);
 }
 
 /* The nearest ancestor of pid whose own decision its children inherit,
  * 0 if none. The chain is read at each placement: a child reparented
  * after its decided parent exited no longer inherits. */
 static pid_t placer_decided_ancestor(Placer *p, pid_t pid) {
-        if (p->state->n_classified == 0 && p->n_games == 0 && p->foreground.pid <= 0)
+        if (p->state->n_classified == 0 && p->n_games == 0 && !placer_has_foreground_pid(p))
                 return 0;       /* nothing to inherit: no /proc reads */
         for (unsigned depth = 0; depth < INHERIT_DEPTH_MAX; depth++) {
                 pid_t ppid;
@@ -483,18 +514,63 @@ static void placer_place_unit(Placer *p, const char *unit, pid_t skip) {
         unit_pids_free(pids, n);
 }
 
-/* The foreground changed: the new one's processes go up, the old one's
- * back to where they belong. */
-static void placer_foreground_changed(Placer *p, const ProcessId *old, const char *old_unit, pid_t placed) {
-        if (p->foreground_unit && !streq_ptr(p->foreground_unit, old_unit))
-                placer_place_unit(p, p->foreground_unit, placed);
-        if (old_unit && !streq_ptr(old_unit, p->foreground_unit))
+/* The foreground of a seat changed from (old, old_unit) to what fg
+ * holds now: the new one's processes go up, the old one's back to where
+ * they belong (placer_place() looks at every seat's). */
+static void placer_foreground_changed(Placer *p, const Foreground *fg, const ProcessId *old, const char *old_unit,
+                                      pid_t placed) {
+        if (fg->unit && !streq_ptr(fg->unit, old_unit))
+                placer_place_unit(p, fg->unit, placed);
+        if (old_unit && !streq_ptr(old_unit, fg->unit))
                 placer_place_unit(p, old_unit, 0);
-        if (old->pid > 0 && old->pid != p->foreground.pid &&
-            process_id_is_current(p->proc_root, old) > 0)
+        if (old->pid > 0 && old->pid != fg->id.pid && process_id_is_current(p->proc_root, old) > 0)
                 (void) placer_place(p, old->pid, NULL, true);
-        if (old->pid > 0 && old->pid != p->foreground.pid)
+        if (old->pid > 0 && old->pid != fg->id.pid)
                 placer_decision_changed(p, old->pid);
+}
+
+/* The state keeps each seat's SetForeground() process. */
+static void placer_save_foregrounds(Placer *p) {
+        State *j = p->state;
+
+        j->n_foregrounds = 0;
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                if (p->foregrounds[i].id.pid > 0) {
+                        j->foregrounds[j->n_foregrounds].id = p->foregrounds[i].id;
+                        strcpy(j->foregrounds[j->n_foregrounds].seat, p->foregrounds[i].seat);
+                        j->n_foregrounds++;
+                }
+        state_commit(j);
+}
+
+/* The foreground of seat, made if there is none (NULL: no room). */
+static Foreground *placer_foreground_get(Placer *p, const char *seat) {
+        Foreground *fg = (Foreground *) placer_foreground(p, seat);
+
+        if (fg || p->n_foregrounds >= ELEMENTSOF(p->foregrounds))
+                return fg;
+        fg = &p->foregrounds[p->n_foregrounds++];
+        *fg = (Foreground) {};
+        strcpy(fg->seat, seat);
+        return fg;
+}
+
+/* Drops a seat's foreground that holds nothing any more. */
+static void placer_foreground_gc(Placer *p) {
+        for (size_t i = 0; i < p->n_foregrounds;)
+                if (p->foregrounds[i].id.pid <= 0 && !p->foregrounds[i].unit)
+                        p->foregrounds[i] = p->foregrounds[--p->n_foregrounds];
+                else
+                        i++;
+}
+
+/* The seat whose foreground pid's process is: that of its owner's
+ * active session, else "" (seats.h). */
+static void placer_seat_of(Placer *p, pid_t pid, char seat[static SEAT_NAME_MAX]) {
+        uid_t uid;
+
+        if (proc_get_uid(p->proc_root, pid, &uid) < 0 || seat_of_uid(p->seats_dir, uid, seat) < 0)
+                seat[0] = '\0';
 }
 
 /* Whether cgroup lies in uid's own slice, user-UID.slice. */
@@ -505,10 +581,19 @@ static bool cgroup_in_user_slice(const char *cgroup, uid_t uid) {
         return cgroup && strncmp(cgroup, "/user.slice", 11) == 0 && strstr(cgroup, slice) == cgroup + 11;
 }
 
+/* A unit is the foreground of one seat at a time: it leaves any other. */
+static void placer_unit_leaves_others(Placer *p, const char *unit, const Foreground *keep) {
+        for (size_t i = 0; unit && i < p->n_foregrounds; i++)
+                if (&p->foregrounds[i] != keep && streq_ptr(p->foregrounds[i].unit, unit))
+                        p->foregrounds[i].unit = mfree(p->foregrounds[i].unit);
+}
+
 int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
-        ProcessId id, old = p->foreground;
+        char seat[SEAT_NAME_MAX];
+        Foreground *fg;
+        ProcessId id, old;
         pid_t pid = want->pid;
         int r;
 
@@ -525,55 +610,73 @@ int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         if (unit && confine_uid != (uid_t) -1 && !cgroup_in_user_slice(unit, confine_uid)) {
                 log_debug(p->log, "Foreground: PID %d only, %s is not in user-%u.slice.", (int) pid, unit,
                           (unsigned) confine_uid);
-                free(unit);
-                unit = NULL;
+                unit = mfree(unit);
         }
+        placer_seat_of(p, pid, seat);
+        fg = placer_foreground_get(p, seat);
+        if (!fg)
+                return -ENOSPC;
 
-        old_unit = TAKE_PTR(p->foreground_unit);
-        p->foreground = id;
-        p->foreground_unit = TAKE_PTR(unit);
+        old = fg->id;
+        old_unit = TAKE_PTR(fg->unit);
+        fg->id = id;
+        fg->unit = TAKE_PTR(unit);
         r = placer_place(p, pid, cg, false);
         if (r < 0) {
-                free(p->foreground_unit);
-                p->foreground_unit = TAKE_PTR(old_unit);
-                p->foreground = old;
+                free(fg->unit);
+                fg->unit = TAKE_PTR(old_unit);
+                fg->id = old;
+                placer_foreground_gc(p);
                 return r;
         }
-        p->state->foreground = id;
-        placer_foreground_changed(p, &old, old_unit, pid);
-        state_commit(p->state);
-        log_info(p->log, "Foreground: PID %d%s%s.", (int) pid,
-                 p->foreground_unit ? ", unit " : "", p->foreground_unit ?: "");
+        placer_unit_leaves_others(p, fg->unit, fg);
+        placer_foreground_changed(p, fg, &old, old_unit, pid);
+        log_info(p->log, "Foreground%s%s: PID %d%s%s.", seat[0] ? " of " : "", seat, (int) pid,
+                 fg->unit ? ", unit " : "", fg->unit ?: "");
+        placer_foreground_gc(p);
+        placer_save_foregrounds(p);
         return 0;
 }
 
-int placer_set_foreground_unit(Placer *p, const char *unit) {
+int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         _cleanup_(freep) char *old_unit = NULL;
-        ProcessId old = p->foreground;
+        Foreground *fg;
+        ProcessId old;
         char *u = NULL;
 
-        if (streq_ptr(unit, p->foreground_unit))
+        fg = unit ? placer_foreground_get(p, seat) : (Foreground *) placer_foreground(p, seat);
+        if (!fg)
+                return unit ? -ENOSPC : 0;
+        if (streq_ptr(unit, fg->unit))
                 return 0;
         if (unit) {
                 u = strdup(unit);
                 if (!u)
                         return -ENOMEM;
         }
-        old_unit = p->foreground_unit;
-        p->foreground_unit = u;
+        old = fg->id;
+        old_unit = fg->unit;
+        fg->unit = u;
         /* The focus moved to or from a unit: the process named by
          * SetForeground() is no longer it. */
-        p->foreground = (ProcessId) {};
-        p->state->foreground = (ProcessId) {};
-        placer_foreground_changed(p, &old, old_unit, 0);
-        state_commit(p->state);
-        log_info(p->log, "Foreground: %s.", unit ?: "none");
+        fg->id = (ProcessId) {};
+        placer_unit_leaves_others(p, fg->unit, fg);
+        placer_foreground_changed(p, fg, &old, old_unit, 0);
+        log_info(p->log, "Foreground%s%s: %s.", seat[0] ? " of " : "", seat, unit ?: "none");
+        placer_foreground_gc(p);
+        placer_save_foregrounds(p);
         return 0;
 }
 
 void placer_unfocus_unit(Placer *p, const char *unit) {
-        if (streq_ptr(p->foreground_unit, unit))
-                (void) placer_set_foreground_unit(p, NULL);
+        for (size_t i = 0; i < p->n_foregrounds; i++)
+                if (streq_ptr(p->foregrounds[i].unit, unit)) {
+                        char seat[SEAT_NAME_MAX];
+
+                        strcpy(seat, p->foregrounds[i].seat);
+                        (void) placer_set_foreground_unit(p, seat, NULL);
+                        return;
+                }
 }
 
 void placer_restore(Placer *p) {
@@ -594,18 +697,28 @@ void placer_restore(Placer *p) {
                                           (int) e->id.pid, e->group);
                 i++;
         }
-        if (j->foreground.pid > 0 && process_id_is_current(p->proc_root, &j->foreground) > 0) {
-                _cleanup_(freep) char *cg = placer_cgroup_of(p, j->foreground.pid);
+        for (size_t i = 0; i < j->n_foregrounds;) {
+                StateForeground *e = &j->foregrounds[i];
+                _cleanup_(freep) char *cg = NULL;
+                Foreground *fg;
                 int g;
 
-                p->foreground = j->foreground;
-                (void) classify_app_unit(cg, &p->foreground_unit);
-                g = placer_target(p, j->foreground.pid, cg, false, NULL, NULL);
-                if (g >= 0 && placer_attach(p, &j->foreground, (size_t) g) < 0)
+                fg = process_id_is_current(p->proc_root, &e->id) > 0 ? placer_foreground_get(p, e->seat) : NULL;
+                if (!fg) {
+                        j->foregrounds[i] = j->foregrounds[--j->n_foregrounds];
+                        continue;
+                }
+                cg = placer_cgroup_of(p, e->id.pid);
+                fg->id = e->id;
+                free(fg->unit);
+                fg->unit = NULL;
+                (void) classify_app_unit(cg, &fg->unit);
+                g = placer_target(p, e->id.pid, cg, false, NULL, NULL);
+                if (g >= 0 && placer_attach(p, &e->id, (size_t) g) < 0)
                         log_warning(p->log, "Failed to move the foreground process %d back, ignoring.",
-                                    (int) j->foreground.pid);
-        } else
-                j->foreground = (ProcessId) {};
+                                    (int) e->id.pid);
+                i++;
+        }
 }
 
 static bool games_remove(Placer *p, pid_t pid) {

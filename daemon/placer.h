@@ -16,8 +16,20 @@
 #include "groups.h"
 #include "log.h"
 #include "process.h"
+#include "seats.h"
 #include "state.h"
 #include "units.h"
+
+/* The foreground of one seat: SetForeground()'s process and its app's
+ * unit, or an app unit a focus source named (with no process). The
+ * seat is the one where the process's owner (the scope's user) has the
+ * active session; "" holds the foreground of processes of no seat's
+ * user (all of them without logind). */
+typedef struct Foreground {
+        char seat[SEAT_NAME_MAX];
+        ProcessId id;                   /* pid 0: none */
+        char *unit;                     /* cgroup path; NULL: the process only */
+} Foreground;
 
 typedef struct Placer {
         const LogContext *log;
@@ -29,9 +41,9 @@ typedef struct Placer {
         Units *units;                   /* NULL without unit discovery */
         bool auto_mode;                 /* placement by rules is on */
 
-        ProcessId foreground;
-        char *foreground_unit;          /* cgroup path of the foreground app's
-                                         * unit; NULL: only the process */
+        char *seats_dir;                /* <root>/run/systemd/seats */
+        Foreground foregrounds[FOREGROUNDS_MAX];
+        size_t n_foregrounds;
         ProcessId *games;               /* registered with GameMode */
         size_t n_games;
         pid_t *lingering;               /* leader exited, other threads live */
@@ -49,23 +61,26 @@ typedef struct Placer {
         size_t n_deciders;
 } Placer;
 
-void placer_init(Placer *p, const char *proc_root, sd_event *event, State *state, Groups *groups,
-                 const LogContext *log);
+int placer_init(Placer *p, const char *root, const char *proc_root, sd_event *event, State *state,
+                Groups *groups, const LogContext *log);
 void placer_done(Placer *p);
 
 /* Classify(): the process goes to group index g and stays there until it
  * exits; root (0) ends that. Recorded in the state. id->start_time, if
  * not 0, pins the process meant (-ESRCH if the PID names another now). */
 int placer_classify(Placer *p, const ProcessId *id, size_t g);
-/* SetForeground(): the process and its app's unit are the foreground;
- * with confine_uid (not -1), the unit only if it lies in that user's
+/* SetForeground(): the process and its app's unit are the foreground of
+ * the seat of the process's owner, replacing that seat's; with
+ * confine_uid (not -1), the unit only if it lies in that user's
  * user-UID.slice. */
 int placer_set_foreground(Placer *p, const ProcessId *id, uid_t confine_uid);
-/* A focus source: the app at the cgroup path unit has the focus (NULL:
- * none does). */
-int placer_set_foreground_unit(Placer *p, const char *unit);
-/* An app scope lost the focus: ends it if it was the foreground. */
+/* A focus source: the app at the cgroup path unit has the focus on seat
+ * (unit NULL: nothing there has). */
+int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit);
+/* An app scope lost the focus: ends it on the seat where it had it. */
 void placer_unfocus_unit(Placer *p, const char *unit);
+/* The foreground of seat, NULL if it has none. */
+const Foreground *placer_foreground(Placer *p, const char *seat);
 
 /* Auto mode: puts a process where everything that has a say puts it;
  * cgroup is where the caller found it (NULL: look it up). Does nothing

@@ -186,8 +186,16 @@ static bool name_ok(const char *name) {
 
 /* Lines that do not parse are skipped: the files are ours, and a torn
  * write cannot happen (they are replaced by rename). */
+StateForeground *state_foreground_find(State *j, const char *seat) {
+        for (size_t i = 0; i < j->n_foregrounds; i++)
+                if (streq(j->foregrounds[i].seat, seat))
+                        return &j->foregrounds[i];
+        return NULL;
+}
+
 static int state_parse_line(State *j, const char *line, bool *kernel) {
-        char name[CLASS_NAME_MAX + 1], word[16];
+        char name[CLASS_NAME_MAX + 1], word[16], seat[256];
+        int k;
         unsigned a, b, c;
         int d;
         long long pid;
@@ -218,8 +226,17 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
                 (void) state_set_override(j, name, MIN(b, BOOST_MAX));
         } else if (sscanf(line, "mode %15s", word) == 1) {
                 j->manual = streq(word, "manual");
-        } else if (sscanf(line, "foreground %lld %llu", &pid, &start) == 2 && pid_ok(pid)) {
-                j->foreground = (ProcessId) { .pid = (pid_t) pid, .start_time = start };
+        } else if ((k = sscanf(line, "foreground %lld %llu %255s", &pid, &start, seat)) >= 2 && pid_ok(pid) &&
+                   (k == 2 || seat_name_is_valid(seat)) && j->n_foregrounds < FOREGROUNDS_MAX) {
+                StateForeground *e = &j->foregrounds[j->n_foregrounds];
+
+                /* one line per seat; a line without a seat is of the
+                 * seatless slot (and of boostd before seats) */
+                *e = (StateForeground) { .id = { .pid = (pid_t) pid, .start_time = start } };
+                if (k == 3)
+                        strcpy(e->seat, seat);
+                if (!state_foreground_find(j, e->seat))
+                        j->n_foregrounds++;
         }
         return 0;
 }
@@ -328,9 +345,10 @@ static int state_write_files(State *j) {
         for (size_t i = 0; i < j->n_classified; i++)
                 fprintf(f, "classified %d %" PRIu64 " %s\n", (int) j->classified[i].id.pid,
                         j->classified[i].id.start_time, j->classified[i].group);
-        if (j->foreground.pid > 0)
-                fprintf(f, "foreground %d %" PRIu64 "\n", (int) j->foreground.pid,
-                        j->foreground.start_time);
+        for (size_t i = 0; i < j->n_foregrounds; i++)
+                fprintf(f, "foreground %d %" PRIu64 "%s%s\n", (int) j->foregrounds[i].id.pid,
+                        j->foregrounds[i].id.start_time, j->foregrounds[i].seat[0] ? " " : "",
+                        j->foregrounds[i].seat);
         if (fclose(f) != 0)
                 return -ENOMEM;
 

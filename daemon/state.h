@@ -11,6 +11,7 @@
 #include "config.h"
 #include "log.h"
 #include "process.h"
+#include "seats.h"
 
 typedef struct StateGroup {
         char name[CLASS_NAME_MAX];
@@ -32,6 +33,14 @@ typedef struct StateOverride {
         unsigned boost;
 } StateOverride;
 
+/* SetForeground()'s process on a seat ("": of no seat's user). */
+typedef struct StateForeground {
+        ProcessId id;
+        char seat[SEAT_NAME_MAX];
+} StateForeground;
+
+#define FOREGROUNDS_MAX 16U
+
 typedef struct State {
         char *dir;
 
@@ -51,7 +60,8 @@ typedef struct State {
         size_t n_overrides;
         StatePid *classified;         /* Classify() requests */
         size_t n_classified;
-        ProcessId foreground;
+        StateForeground foregrounds[FOREGROUNDS_MAX];
+        size_t n_foregrounds;
 
         /* saving: see state_save_later() */
         sd_event *event;
@@ -61,6 +71,9 @@ typedef struct State {
 } State;
 
 #define STATE_PLACED_MAX 65536U
+
+/* The foreground kept for seat, NULL if none. */
+StateForeground *state_foreground_find(State *j, const char *seat);
 
 State *state_new(const char *dir);
 State *state_free(State *j);

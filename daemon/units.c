@@ -38,7 +38,8 @@
  * manager and set that xattr, so it counts only for scopes of a user who
  * has the active session on a seat (logind's /run/systemd/seats/, read
  * below the root prefix: tests make their own), at most FOCUS_BURST
- * changes a second: an ssh user cannot take the foreground. */
+ * changes a second: an ssh user cannot take the foreground. The focus
+ * is reported with that seat: each seat has its own foreground. */
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -54,6 +55,7 @@
 #include "events.h"
 #include "log.h"
 #include "rules.h"
+#include "seats.h"
 #include "units.h"
 #include "util.h"
 
@@ -104,35 +106,14 @@ struct Units {
         unsigned focus_n;
 };
 
-/* Whether uid has the active session on a seat: logind writes
- * ACTIVE_UID= into /run/systemd/seats/SEAT. No logind, no seat user. */
-static bool units_uid_has_seat(Units *w, uid_t uid) {
+/* The seat on which uid has the active session (seats.h), under the
+ * test's root prefix. */
+static int units_seat_of(Units *w, uid_t uid, char seat[static SEAT_NAME_MAX]) {
         _cleanup_(freep) char *dir = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        struct dirent *de;
 
         if (asprintf(&dir, "%s/run/systemd/seats", root_is_host(w->ctx.root) ? "" : w->ctx.root) < 0)
-                return false;
-        d = opendir(dir);
-        if (!d)
-                return false;
-        while ((de = readdir(d))) {
-                _cleanup_(fclosep) FILE *f = NULL;
-                char line[256];
-                unsigned long v;
-                int fd;
-
-                if (de->d_name[0] == '.')
-                        continue;
-                fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-                f = fd >= 0 ? fdopen(fd, "re") : NULL;
-                if (fd >= 0 && !f)
-                        close(fd);
-                while (f && fgets(line, sizeof(line), f))
-                        if (sscanf(line, "ACTIVE_UID=%lu", &v) == 1 && (uid_t) v == uid)
-                                return true;
-        }
-        return false;
+                return -ENOMEM;
+        return seat_of_uid(dir, uid, seat);
 }
 
 /* At most WARN_BURST warnings per WARN_INTERVAL_USEC. */
@@ -255,6 +236,7 @@ static void watch_remove_tree(Units *w, const char *path) {
 
 static void watch_check_inactive(Units *w, WatchDir *d) {
         _cleanup_(freep) char *full = watch_full_path(w, d->path);
+        char seat[SEAT_NAME_MAX] = "";
         int prev = d->inactive, now;
 
         if (!full)
@@ -287,13 +269,13 @@ static void watch_check_inactive(Units *w, WatchDir *d) {
                                             d->path, FOCUS_BURST);
                         return;
                 }
-                if (d->user == (uid_t) -1 || !units_uid_has_seat(w, d->user)) {
+                if (d->user == (uid_t) -1 || units_seat_of(w, d->user, seat) < 0) {
                         log_debug(w->ctx.log, "Focus of %s ignored: its user has no active session on a seat.",
                                   d->path);
                         return;
                 }
         }
-        w->ctx.sink->focus(w->ctx.sink->userdata, d->path, now == 0);
+        w->ctx.sink->focus(w->ctx.sink->userdata, d->path, now == 0 ? seat : NULL);
 }
 
 /* Reads a unit's cgroup.procs and places its new PIDs (all of them with

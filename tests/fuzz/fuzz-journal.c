@@ -78,7 +78,13 @@ static void check_journal(const State *j) {
         check(j->n_placed <= STATE_PLACED_MAX);
         check_pids(j->placed, j->n_placed);
         check_pids(j->classified, j->n_classified);
-        check(j->foreground.pid >= 0);
+        check(j->n_foregrounds <= FOREGROUNDS_MAX);
+        for (size_t i = 0; i < j->n_foregrounds; i++) {
+                check(j->foregrounds[i].id.pid > 0);
+                check(!j->foregrounds[i].seat[0] || seat_name_is_valid(j->foregrounds[i].seat));
+                for (size_t k = 0; k < i; k++)
+                        check(!streq(j->foregrounds[i].seat, j->foregrounds[k].seat));
+        }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -125,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_journal(again);
         check(again->n_groups == j->n_groups && again->n_placed == j->n_placed &&
               again->n_overrides == j->n_overrides && again->n_classified == j->n_classified &&
-              again->manual == j->manual && again->foreground.pid == j->foreground.pid);
+              again->manual == j->manual && again->n_foregrounds == j->n_foregrounds);
         check(state_save(again) == 0);
         journal2 = read_all("journal");
         placed2 = read_all("placed");

@@ -19,7 +19,7 @@ LAYERS = [
     # 1: the configuration
     ('config', ['config-sources', 'config']),
     # 2: pure facts and decisions, no I/O but /proc reads
-    ('logic', ['process', 'rules', 'policy', 'classify', 'holds']),
+    ('logic', ['process', 'seats', 'rules', 'policy', 'classify', 'holds']),
     # 3: what is kept and what reaches the kernel
     ('kernel', ['state', 'schedtune-io', 'schedtune-io-files', 'schedtune-io-libcgroup',
                 'backend', 'backend-schedtune', 'backend-uclamp', 'backend-none']),

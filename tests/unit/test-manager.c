@@ -98,7 +98,7 @@ static void test_set_foreground(void **state) {
         assert_int_equal(manager_set_foreground(f->m, b), 0);
         assert_int_equal(read_int(f->root, "dev/stune/interactive/cgroup.procs"), b);
         assert_int_equal(read_int(f->root, "dev/stune/cgroup.procs"), a);
-        assert_int_equal(f->m->placer.foreground.pid, b);
+        assert_int_equal(placer_foreground(&f->m->placer, "")->id.pid, b);
         kill_sleeper(a);
         kill_sleeper(b);
 }
@@ -265,7 +265,7 @@ static void test_stop_restores_and_restart(void **state) {
         assert_int_equal(stune_boost(f->root, "performance"), 77);
         assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), pid);
         assert_int_equal(read_int(f->root, "dev/stune/interactive/cgroup.procs"), fg);
-        assert_int_equal(f->m->placer.foreground.pid, fg);
+        assert_int_equal(placer_foreground(&f->m->placer, "")->id.pid, fg);
         kill_sleeper(pid);
         kill_sleeper(fg);
 }

@@ -36,7 +36,9 @@ static void test_roundtrip(void **state) {
         j->manual = true;
         assert_int_equal(state_set_override(j, "performance", 77), 0);
         assert_int_equal(state_pid_set(&j->classified, &j->n_classified, &b, "performance"), 0);
-        j->foreground = a;
+        j->foregrounds[0] = (StateForeground) { .id = a };
+        j->foregrounds[1] = (StateForeground) { .id = b, .seat = "seat1" };
+        j->n_foregrounds = 2;
         assert_int_equal(state_save(j), 0);
 
         k = state_new(dir);
@@ -54,7 +56,11 @@ static void test_roundtrip(void **state) {
         assert_int_equal(state_get_override(k, "performance")->boost, 77);
         assert_null(state_get_override(k, "interactive"));
         assert_int_equal(k->n_classified, 1);
-        assert_int_equal(k->foreground.pid, 100);
+        assert_int_equal(k->n_foregrounds, 2);
+        assert_int_equal(state_foreground_find(k, "")->id.pid, 100);
+        assert_int_equal(state_foreground_find(k, "seat1")->id.pid, 200);
+        assert_int_equal(state_foreground_find(k, "seat1")->id.start_time, 6666);
+        assert_null(state_foreground_find(k, "seat0"));
         state_free(k);
 
         /* a clean restore drops the kernel journal, keeps the API state */
@@ -125,7 +131,11 @@ static void test_garbage_is_skipped(void **state) {
                    /* names no configuration accepts: paths, cgroup files */
                    "group .. 0 -1 1\ngroup cgroup.procs 0 -1 1\nplaced 13 34 ../../etc\n"
                    "classified 14 34 ..\n");
-        write_file(*state, "run/state", "base ../x 50\nbase interactive 20\n");
+        write_file(*state, "run/state", "base ../x 50\nbase interactive 20\n"
+                   /* seats: an old line without one, bad names, a seat twice */
+                   "foreground 20 1\nforeground 21 1 ../seat0\nforeground 22 1 seat0/x\n"
+                   "foreground 23 1 seat0\nforeground 24 1 seat0\nforeground 25 1 notaseat\n"
+                   "foreground 26 1 seat0123456789012345678901234567890123456789012345678901234567890\n");
         j = state_new(dir);
         assert_int_equal(state_load(j), 1);
         assert_int_equal(j->n_groups, 1);
@@ -134,6 +144,9 @@ static void test_garbage_is_skipped(void **state) {
         assert_non_null(state_get_override(j, "interactive"));
         assert_null(state_get_override(j, "../x"));
         assert_int_equal(j->placed[0].id.pid, 12);
+        assert_int_equal(j->n_foregrounds, 2);
+        assert_int_equal(state_foreground_find(j, "")->id.pid, 20);
+        assert_int_equal(state_foreground_find(j, "seat0")->id.pid, 23);
         state_free(j);
 }
 

@@ -154,6 +154,13 @@ static void inactive_app_scope(Fixture *f, pid_t pid, char *p, size_t size) {
         }
 }
 
+/* The app unit in the foreground of seat, NULL if none. */
+static const char *fg_unit(Fixture *f, const char *seat) {
+        const Foreground *fg = placer_foreground(&f->m->placer, seat);
+
+        return fg ? fg->unit : NULL;
+}
+
 static void test_units_existing_at_start(void **state) {
         Fixture *f = *state;
         pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f);
@@ -329,7 +336,7 @@ static void test_foreground_unit(void **state) {
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
         assert_int_equal(manager_set_foreground(f->m, a), 0);
-        assert_string_equal(f->m->placer.foreground_unit, "/system.slice/foo.service");
+        assert_string_equal(fg_unit(f, ""), "/system.slice/foo.service");
         assert_true(in_group(f, "interactive", a));
         assert_true(in_group(f, "interactive", b));
         /* a process that joins the unit now is foreground too */
@@ -339,7 +346,7 @@ static void test_foreground_unit(void **state) {
         /* another foreground (not in any unit, and not their parent):
          * the unit goes back */
         assert_int_equal(manager_set_foreground(f->m, d), 0);
-        assert_null(f->m->placer.foreground_unit);
+        assert_null(fg_unit(f, ""));
         assert_true(in_group(f, "background", a));
         assert_true(in_group(f, "background", b));
         assert_true(in_group(f, "background", c));
@@ -432,19 +439,19 @@ static void test_inactive_since_back_in_auto(void **state) {
         assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         run_for(f, 50);
-        assert_null(f->m->placer.foreground_unit);
+        assert_null(fg_unit(f, "seat0"));
         assert_false(in_group(f, "interactive", a));
         assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
-        assert_non_null(f->m->placer.foreground_unit);
-        assert_non_null(strstr(f->m->placer.foreground_unit, "/app-gedit-1.scope"));
+        assert_non_null(fg_unit(f, "seat0"));
+        assert_non_null(strstr(fg_unit(f, "seat0"), "/app-gedit-1.scope"));
         assert_true(in_group(f, "interactive", a));
         /* and unfocused in manual mode: back in auto it is no longer */
         assert_int_equal(manager_set_mode(f->m, MODE_MANUAL), 0);
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
         run_for(f, 50);
-        assert_non_null(f->m->placer.foreground_unit);
+        assert_non_null(fg_unit(f, "seat0"));
         assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
-        assert_null(f->m->placer.foreground_unit);
+        assert_null(fg_unit(f, "seat0"));
         assert_true(in_group(f, "root", a));
 }
 
@@ -466,7 +473,7 @@ static void test_cgroup_from_proc(void **state) {
         assert_int_equal(placer_place_auto(&f->m->placer, a, NULL), 0);
         assert_true(in_group(f, "performance", a));
         assert_int_equal(manager_set_foreground(f->m, a), 0);
-        assert_string_equal(f->m->placer.foreground_unit, "/system.slice/bar.service");
+        assert_string_equal(fg_unit(f, ""), "/system.slice/bar.service");
 }
 
 /* GNOME removes user.xdg.inactive-since from the app that gets the focus
@@ -483,11 +490,11 @@ static void test_inactive_since_xattr(void **state) {
         assert_false(in_group(f, "background", a));
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         assert_true(run_until_in(f, "interactive", a));
-        assert_non_null(f->m->placer.foreground_unit);
-        assert_non_null(strstr(f->m->placer.foreground_unit, "/app-gedit-1.scope"));
+        assert_non_null(fg_unit(f, "seat0"));
+        assert_non_null(strstr(fg_unit(f, "seat0"), "/app-gedit-1.scope"));
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
         assert_true(run_until_in(f, "root", a));
-        assert_null(f->m->placer.foreground_unit);
+        assert_null(fg_unit(f, "seat0"));
 }
 
 /* Only the user with the active session on a seat gives the focus with
@@ -502,20 +509,94 @@ static void test_focus_needs_the_seat(void **state) {
         start(f, false);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         run_for(f, 100);
-        assert_null(f->m->placer.foreground_unit);
+        assert_int_equal(f->m->placer.n_foregrounds, 0);
         assert_false(in_group(f, "interactive", a));
         rm_rf(f, "run/systemd/seats");  /* no logind */
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
         run_for(f, 50);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         run_for(f, 100);
-        assert_null(f->m->placer.foreground_unit);
+        assert_int_equal(f->m->placer.n_foregrounds, 0);
         /* the seat's user is 1000 again: the next focus counts */
         seat_of(f, "seat1", 1000);
         assert_int_equal(setxattr(p, "user.xdg.inactive-since", "3", 1, 0), 0);
         run_for(f, 50);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         assert_true(run_until_in(f, "interactive", a));
+        assert_non_null(fg_unit(f, "seat1"));
+}
+
+/* An app scope of uid, marked unfocused, with pid in it; its path goes
+ * to p. */
+static void user_app_scope(Fixture *f, unsigned uid, const char *scope, pid_t pid, char *p, size_t size) {
+        char rel[512], procs[600];
+
+        snprintf(rel, sizeof(rel),
+                 "sys/fs/cgroup/user.slice/user-%u.slice/user@%u.service/app.slice/%s", uid, uid, scope);
+        mkdirs(f->root, rel);
+        snprintf(procs, sizeof(procs), "%s/cgroup.procs", rel);
+        write_file(f->root, procs, "%d\n", pid);
+        snprintf(p, size, "%s/%s", f->root, rel);
+        if (setxattr(p, "user.xdg.inactive-since", "1", 1, 0) < 0) {
+                if (errno == ENOTSUP || errno == EOPNOTSUPP)
+                        skip();
+                fail_msg("setxattr: %s", strerror(errno));
+        }
+}
+
+/* Each seat has its own foreground: two users, each active on a seat of
+ * their own, have an app in the foreground at once; a new focus on one
+ * seat replaces that seat's only. SetForeground() acts on the seat of
+ * the process's owner, or on the one of processes of no seat's user. */
+static void test_one_foreground_per_seat(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f), d = sleeper(f);
+        char pa[4096], pb[4096], pc[4096];
+
+        seat_of(f, "seat0", 1000);
+        seat_of(f, "seat1", 1001);
+        user_app_scope(f, 1000, "app-a.scope", a, pa, sizeof(pa));
+        user_app_scope(f, 1001, "app-b.scope", b, pb, sizeof(pb));
+        user_app_scope(f, 1000, "app-c.scope", c, pc, sizeof(pc));
+        start(f, false);
+        assert_int_equal(removexattr(pa, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_int_equal(removexattr(pb, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", b));
+        /* seat1's focus did not end seat0's */
+        assert_true(in_group(f, "interactive", a));
+        assert_non_null(strstr(fg_unit(f, "seat0"), "/app-a.scope"));
+        assert_non_null(strstr(fg_unit(f, "seat1"), "/app-b.scope"));
+        /* seat0's user focuses another app: only seat0's foreground moves */
+        assert_int_equal(setxattr(pa, "user.xdg.inactive-since", "2", 1, 0), 0);
+        assert_int_equal(removexattr(pc, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", c));
+        assert_true(run_until_in(f, "root", a));
+        assert_true(in_group(f, "interactive", b));
+        assert_non_null(strstr(fg_unit(f, "seat0"), "/app-c.scope"));
+
+        /* d's owner (the user running this test) has no seat: the
+         * seatless foreground, beside the seats' */
+        proc_cgroup(f, d, "/");
+        assert_int_equal(manager_set_foreground(f->m, d), 0);
+        assert_true(in_group(f, "interactive", d));
+        assert_int_equal(placer_foreground(&f->m->placer, "")->id.pid, d);
+        assert_true(in_group(f, "interactive", b));
+        assert_true(in_group(f, "interactive", c));
+        /* now it has seat2: SetForeground() acts there, and the seatless
+         * one stays until it is replaced */
+        seat_of(f, "seat2", (unsigned) getuid());
+        assert_int_equal(manager_set_foreground(f->m, a), 0);
+        assert_true(in_group(f, "interactive", a));
+        assert_int_equal(placer_foreground(&f->m->placer, "seat2")->id.pid, a);
+        assert_true(in_group(f, "interactive", c));
+        assert_true(in_group(f, "interactive", d));
+        assert_int_equal(f->m->placer.n_foregrounds, 4);
+        /* a scope that loses the focus ends its seat's foreground only */
+        assert_int_equal(setxattr(pb, "user.xdg.inactive-since", "3", 1, 0), 0);
+        assert_true(run_until_in(f, "root", b));
+        assert_null(placer_foreground(&f->m->placer, "seat1"));
+        assert_true(in_group(f, "interactive", c));
 }
 
 /* Fills the watch's event queue until the kernel drops events (it
@@ -636,12 +717,12 @@ static void test_overflow_keeps_the_focus(void **state) {
 
         inactive_app_scope(f, a, p, sizeof(p));
         start(f, false);
-        assert_null(f->m->placer.foreground_unit);
+        assert_null(fg_unit(f, "seat0"));
         overflow_queue(f);
         assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
         assert_true(run_until_in(f, "interactive", a));
-        assert_non_null(f->m->placer.foreground_unit);
-        assert_non_null(strstr(f->m->placer.foreground_unit, "/app-gedit-1.scope"));
+        assert_non_null(fg_unit(f, "seat0"));
+        assert_non_null(strstr(fg_unit(f, "seat0"), "/app-gedit-1.scope"));
 }
 
 /* In a user namespace of its own, where the limit of inotify watches is
@@ -889,6 +970,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_focus_needs_the_seat, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_one_foreground_per_seat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_back_in_auto, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),
