@@ -243,13 +243,20 @@ static int schedtune_remove_made(Backend *b, const char *group) {
 
 static int schedtune_release(Backend *b, const char *group) {
         StateGroup *g = state_get_group(b->state, group, false);
-        unsigned target = g && !g->created && b->restore_found ? g->found : 0;
+        unsigned target = g && !g->created && b->restore_found ? g->found : 0, cur;
         int r;
 
         if (!b->path || !b->cgroup || streq(group, "root"))
                 return 0;
-        r = write_boost(b, group, target);
-        if (r < 0 && r != -ENOENT)
+        /* as at stop: a value someone wrote by hand since boostd's is
+         * theirs (schedtune_restore()) */
+        r = read_boost(b, group, &cur);
+        if (r >= 0 && g && g->has_wrote && cur != g->wrote) {
+                log_notice(b->log, "Group %s: boost was changed by hand to %u, leaving it.", group, cur);
+                r = -ESTALE;
+        } else
+                r = write_boost(b, group, target);
+        if (r < 0 && r != -ENOENT && r != -ESTALE)
                 log_warning_errno(b->log, r, "Failed to reset group %s to %u: %m", group, target);
         if (r >= 0 && g) {
                 g->wrote = target;

@@ -308,7 +308,7 @@ finish:
 }
 
 int main(int argc, char *argv[]) {
-        Args a = { .log = LOG_CONTEXT_DEFAULT };
+        Args a = { .log = log_context_make(LOG_INFO) };
         int r;
 
         r = parse_args(argc, argv, &a);

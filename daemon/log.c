@@ -42,6 +42,10 @@ static bool stderr_is_journal(void) {
         return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
 }
 
+LogContext log_context_make(int max_level) {
+        return (LogContext) { .max_level = max_level, .journal = stderr_is_journal() };
+}
+
 int log_internal(const LogContext *ctx, int level, int error, const char *file, int line,
                  const char *format, ...) {
         int saved = errno, r = -1;
@@ -65,7 +69,7 @@ int log_internal(const LogContext *ctx, int level, int error, const char *file, 
 
                 /* Structured: the priority is a field of its own, and
                  * where the message comes from travels with it. */
-                journal = stderr_is_journal();
+                journal = ctx ? ctx->journal : stderr_is_journal();
                 if (journal && error != 0)
                         r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=boostd", "CODE_FILE=%s", file,
                                             "CODE_LINE=%i", line, "ERRNO=%i", error < 0 ? -error : error,

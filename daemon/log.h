@@ -2,6 +2,7 @@
 /* Logging to stderr, with syslog priority prefixes under systemd. */
 #pragma once
 
+#include <stdbool.h>
 #include <syslog.h>
 #include "macro.h"
 
@@ -9,9 +10,12 @@
  * owns (the backend); no process-wide state. NULL logs at LOG_INFO. */
 typedef struct LogContext {
         int max_level;
+        bool journal;           /* stderr is systemd's journal stream */
 } LogContext;
 
-#define LOG_CONTEXT_DEFAULT ((LogContext) { .max_level = LOG_INFO })
+/* A context logging up to max_level, to the journal if stderr is its
+ * stream ($JOURNAL_STREAM, looked at once, here). */
+LogContext log_context_make(int max_level);
 
 int log_level_from_string(const char *s);
 const char *log_level_to_string(int level);

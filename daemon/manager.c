@@ -95,7 +95,7 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
         m = calloc(1, sizeof(Manager));
         if (!m)
                 return -ENOMEM;
-        m->log.max_level = o->log_level > 0 ? o->log_level : LOG_INFO;
+        m->log = log_context_make(o->log_level > 0 ? o->log_level : LOG_INFO);
         m->sink = (EventSink) {
                 .userdata = m,
                 .place = on_place,

@@ -230,10 +230,15 @@ char *strstrip(char *s) {
         return s;
 }
 
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
 int dir_is_empty_unmounted(const char *path) {
         _cleanup_(closedirp) DIR *d = NULL;
         _cleanup_(freep) char *parent = NULL;
         struct stat st, pst;
+        struct statx sx;
         struct dirent *de;
 
         d = opendir(path);
@@ -242,6 +247,11 @@ int dir_is_empty_unmounted(const char *path) {
         while ((de = readdir(d)))
                 if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
                         return -ENOTEMPTY;
+        /* a bind mount of the same file system has its st_dev: the
+         * kernel marks the root of any mount (5.8 and later) */
+        if (statx(dirfd(d), "", AT_EMPTY_PATH, 0, &sx) >= 0 && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+            (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+                return -EBUSY;
         if (asprintf(&parent, "%s/..", path) < 0)
                 return -ENOMEM;
         if (fstat(dirfd(d), &st) < 0 || stat(parent, &pst) < 0)

@@ -10,7 +10,7 @@
 static const char *log_to_file(bool journal, char *buf, size_t size) {
         char path[] = "/tmp/boostd-test-log-XXXXXX", env[64];
         int fd = mkstemp(path), saved = dup(STDERR_FILENO);
-        LogContext ctx = { .max_level = LOG_DEBUG };
+        LogContext ctx;
         struct stat st;
         ssize_t n;
 
@@ -22,6 +22,7 @@ static const char *log_to_file(bool journal, char *buf, size_t size) {
                 setenv("JOURNAL_STREAM", env, 1);
         else
                 setenv("JOURNAL_STREAM", "8:1", 1);     /* someone else's stream */
+        ctx = log_context_make(LOG_DEBUG);
         log_info(&ctx, "Hold: %s.", "x\n<0>forged\r\x1b[2J");
         fflush(stderr);
         assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);

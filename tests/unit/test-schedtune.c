@@ -2,10 +2,13 @@
 /* The schedtune backend against a temporary tree laid out like a mounted
  * controller: probe, writes, moves, restore on stop, adoption after a
  * crash. */
+#include <sys/mount.h>
+
 #include "tests.h"
 
 #include "backend.h"
 #include "log.h"
+#include "util.h"
 
 static const char *const groups[] = { "root", "background", "interactive", "performance" };
 #define N_GROUPS (sizeof(groups) / sizeof(groups[0]))
@@ -40,8 +43,13 @@ static int setup(void **state) {
 static int teardown(void **state) {
         Fixture *f = *state;
 
+        char p[4096];
+
         backend_free(f->backend);
         state_free(f->state);
+        /* a test that failed with its bind mount in place */
+        snprintf(p, sizeof(p), "%s/dev/stune", f->root);
+        (void) umount2(p, MNT_DETACH);
         tmpdir_free(f->root);
         free(f);
         return 0;
@@ -274,6 +282,24 @@ static void test_restore_found(void **state) {
         assert_int_equal(read_int(f->root, "dev/stune/background/schedtune.boost"), 3);
 }
 
+/* A class that goes (reload) puts its group's boost back, unless someone
+ * changed it by hand since boostd wrote it; a group boostd did not make
+ * stays. */
+static void test_release_leaves_a_hand_made_value(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        assert_int_equal(f->backend->vt->apply(f->backend, "background", 30), 0);
+        assert_int_equal(f->backend->vt->apply(f->backend, "performance", 40), 0);
+        write_file(f->root, "dev/stune/performance/schedtune.boost", "44\n");
+        assert_int_equal(backend_release(f->backend, "background"), 0);
+        assert_int_equal(backend_release(f->backend, "performance"), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/background/schedtune.boost"), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/performance/schedtune.boost"), 44);
+        assert_null(state_get_group(f->state, "background", false));
+        assert_null(state_get_group(f->state, "performance", false));
+}
+
 static void test_adoption_after_crash(void **state) {
         Fixture *f = *state;
         pid_t pid = spawn_sleeper();
@@ -321,6 +347,26 @@ static void test_mount_refuses_a_full_directory(void **state) {
         assert_string_equal(read_file(f->root, "dev/stune/precious", buf, sizeof(buf)), "data");
 }
 
+/* ... nor over a mount, also an empty bind mount of the same file
+ * system (same st_dev as its parent). */
+static void test_mount_refuses_a_mount_point(void **state) {
+        Fixture *f = *state;
+        char p[4096], q[4096];
+
+        snprintf(p, sizeof(p), "rm -rf '%s/dev/stune' && mkdir -p '%s/dev/stune' '%s/empty'", f->root, f->root,
+                 f->root);
+        assert_int_equal(system(p), 0);
+        snprintf(p, sizeof(p), "%s/empty", f->root);
+        snprintf(q, sizeof(q), "%s/dev/stune", f->root);
+        assert_int_equal(dir_is_empty_unmounted(q), 0);
+        if (mount(p, q, NULL, MS_BIND, NULL) < 0)
+                skip();         /* not allowed to mount here */
+        assert_int_equal(dir_is_empty_unmounted(q), -EBUSY);
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), -EBUSY);
+        assert_null(f->backend->path);
+        assert_int_equal(umount2(q, MNT_DETACH), 0);
+}
+
 static void test_mount_needed_but_impossible(void **state) {
         Fixture *f = *state;
         char p[4096], buf[8192];
@@ -344,9 +390,11 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_attach_moves_once_and_only_when_needed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_on_stop, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_found, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_release_leaves_a_hand_made_value, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_adoption_after_crash, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mount_needed_but_impossible, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mount_refuses_a_full_directory, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mount_refuses_a_mount_point, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
