@@ -31,41 +31,22 @@ Usage: bench-boostd.py [--boostd PATH] [--reps N] [--burst-seconds S]
 """
 
 import argparse
-import ctypes
 import glob
 import os
-import select
 import shutil
 import socket
-import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NAME = 'org.boostd.Boost1'
-GROUPS = ['background', 'interactive', 'performance']
-EVENT = struct.Struct('@llHHi')          # struct input_event
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (TOP, EVENT, Watch, percentile, cpu_ns, status_field, ratio,  # noqa: E402
+                      PrivateBus, compile_c, make_stune_root)
+
 EV_KEY, KEY_A = 1, 30
 BOOST = 40
 DURATION_MS = 40
-
-BUS_CONF = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={sock}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-  </policy>
-</busconfig>
-'''
 
 # The baseline: reads input events from a FIFO and, in "write" mode, writes
 # the boost file once per event; in "read" mode only reads.
@@ -211,57 +192,6 @@ Comm=ticker
 Class=performance
 '''
 
-IN_CLOSE_WRITE = 0x8
-libc = ctypes.CDLL('libc.so.6', use_errno=True)
-
-
-class Watch:
-    """inotify on one file: the time each writer closes it, to the ns."""
-
-    def __init__(self, path):
-        self.fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-        if self.fd < 0 or libc.inotify_add_watch(self.fd, path.encode(), IN_CLOSE_WRITE) < 0:
-            raise OSError(ctypes.get_errno(), f'inotify on {path}')
-
-    def wait(self, timeout):
-        """Time of the next modification, or None after timeout seconds."""
-        r, _, _ = select.select([self.fd], [], [], timeout)
-        t = time.perf_counter_ns()
-        if not r:
-            return None
-        os.read(self.fd, 4096)
-        return t
-
-    def drain(self):
-        try:
-            while os.read(self.fd, 4096):
-                pass
-        except BlockingIOError:
-            pass
-
-    def close(self):
-        os.close(self.fd)
-
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
-def cpu_ns(pid):
-    """Time the process spent on a CPU, in ns (sum over its threads)."""
-    with open(f'/proc/{pid}/schedstat') as f:
-        return int(f.read().split()[0])
-
-
-def status_field(pid, key):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith(key + ':'):
-                return int(line.split()[1])
-    raise KeyError(key)
-
-
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -269,20 +199,14 @@ class Bench:
         self.procs = []
         self.writers = {}
         self.results = []
-        sock = os.path.join(self.tmp, 'bus')
-        conf = os.path.join(self.tmp, 'bus.conf')
-        with open(conf, 'w') as f:
-            f.write(BUS_CONF.format(sock=sock))
-        self.bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--nofork',
-                                     '--print-address'], stdout=subprocess.PIPE, text=True)
-        self.env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.bus.stdout.readline().strip())
+        self.bus = PrivateBus(self.tmp)
+        self.env = self.bus.env
         self.baseline = os.path.join(self.tmp, 'baseline')
         self.baseline_units = os.path.join(self.tmp, 'baseline-units')
         self.baseline_exec = os.path.join(self.tmp, 'baseline-exec')
         for out, src in ((self.baseline, BASELINE_C), (self.baseline_units, BASELINE_UNITS_C),
                          (self.baseline_exec, BASELINE_EXEC_C)):
-            subprocess.run(['cc', '-O2', '-x', 'c', '-o', out, '-'], input=src, text=True,
-                           check=True)
+            compile_c(src, out)
         self.sleepers = []
 
     def close(self):
@@ -295,31 +219,13 @@ class Bench:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        self.bus.terminate()
-        self.bus.wait()
-        self.bus.stdout.close()
+        self.bus.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # a temporary root like a SchedTune kernel with one keyboard
     def make_root(self, name):
         root = os.path.join(self.tmp, name)
-        os.makedirs(f'{root}/proc')
-        with open(f'{root}/proc/cgroups', 'w') as f:
-            f.write('#subsys_name\thierarchy\tnum_cgroups\tenabled\nschedtune\t3\t4\t1\n')
-        for d in ['.'] + GROUPS:
-            os.makedirs(f'{root}/dev/stune/{d}', exist_ok=True)
-            with open(f'{root}/dev/stune/{d}/schedtune.boost', 'w') as f:
-                f.write('0\n')
-            open(f'{root}/dev/stune/{d}/cgroup.procs', 'w').close()
-        os.makedirs(f'{root}/etc')
-        with open(f'{root}/etc/boostd.conf', 'w') as f:
-            f.write(f'[Input]\nGroup=interactive\nBoost={BOOST}\nDurationMs={DURATION_MS}\n'
-                    'Devices=keyboard\n')
-        os.makedirs(f'{root}/run/udev/data')
-        os.makedirs(f'{root}/dev/input')
-        with open(f'{root}/run/udev/data/+input:event0', 'w') as f:
-            f.write('E:ID_INPUT=1\nE:ID_INPUT_KEYBOARD=1\n')
-        os.mkfifo(f'{root}/dev/input/event0', 0o600)
+        make_stune_root(root, BOOST, DURATION_MS)
         return root
 
     def make_procs_root(self, name):
@@ -618,10 +524,6 @@ class Bench:
         print('|---|---:|---:|---:|')
         for r in self.results:
             print('| ' + ' | '.join(r) + ' |')
-
-
-def ratio(a, b):
-    return f'{a / b:.2f}' if b else '-'
 
 
 def main():
