@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What the event sources (units.c, procmon.c, input.c, power.c,
- * gamemode.c) report, and the little they are given: each gets a
+/* What the event sources (units.c, seats-watch.c, procmon.c, input.c,
+ * power.c, gamemode.c) report, and the little they are given: each gets a
  * SourceContext at creation and never sees the manager, which
  * implements the sink. */
 #pragma once
@@ -26,6 +26,8 @@ typedef struct EventSink {
         /* An app's scope (cgroup path unit) gained the focus on seat
          * (seats.h), or lost it (seat NULL). */
         void (*focus)(void *userdata, const char *unit, const char *seat);
+        /* logind's seats changed (a user switch, a seat gone). */
+        void (*seats_changed)(void *userdata);
         /* The input boost of group is now boost (0: it ended). */
         int (*input_boost)(void *userdata, const char *group, unsigned boost);
         /* The power supplies say state. */

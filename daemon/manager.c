@@ -51,6 +51,12 @@ static void on_focus(void *userdata, const char *unit, const char *seat) {
                 placer_unfocus_unit(&m->placer, unit);
 }
 
+static void on_seats_changed(void *userdata) {
+        Manager *m = userdata;
+
+        placer_seats_changed(&m->placer);
+}
+
 static int on_input_boost(void *userdata, const char *group, unsigned boost) {
         Manager *m = userdata;
 
@@ -102,6 +108,7 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
                 .exited = on_exited,
                 .lost = on_lost,
                 .focus = on_focus,
+                .seats_changed = on_seats_changed,
                 .input_boost = on_input_boost,
                 .power = on_power,
                 .game = on_game,
@@ -169,6 +176,7 @@ Manager *manager_free(Manager *m) {
         gamemode_watch_free(m->gamemode);
         procmon_free(m->procmon);
         units_free(m->units);
+        seats_watch_free(m->seats);
         input_source_free(m->input);
         power_source_free(m->power);
         placer_done(&m->placer);
@@ -250,12 +258,18 @@ int manager_start(Manager *m) {
         r = units_new(&ctx, is_auto, &m->units);
         if (r < 0)
                 log_warning_errno(&m->log, r, "Failed to watch the cgroup tree, ignoring: %m");
+        r = seats_watch_new(&ctx, &m->seats);
+        if (r < 0)
+                log_warning_errno(&m->log, r, "Failed to follow logind's seats, ignoring: %m");
+        /* a seat may have changed hands while boostd was not running */
+        placer_seats_changed(&m->placer);
         m->placer.units = m->units;
         state_commit(m->state);
         return 0;
 }
 
 static void manager_stop_sources(Manager *m) {
+        m->seats = seats_watch_free(m->seats);
         m->procmon = procmon_free(m->procmon);
         m->placer.units = NULL;
         m->units = units_free(m->units);

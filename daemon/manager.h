@@ -19,6 +19,7 @@
 #include "power.h"
 #include "procmon.h"
 #include "state.h"
+#include "seats-watch.h"
 #include "units.h"
 
 typedef enum Mode {
@@ -70,6 +71,7 @@ typedef struct Manager {
         PowerSource *power;             /* power supplies */
         InputSource *input;             /* input activity */
         Units *units;                   /* units as they appear */
+        SeatsWatch *seats;              /* logind's seats */
         ProcMon *procmon;               /* exec and exit events */
         GameModeWatch *gamemode;        /* GameMode's games */
         bool started;

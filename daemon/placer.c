@@ -199,9 +199,12 @@ const Foreground *placer_foreground(Placer *p, const char *seat) {
 
 /* Whether pid is SetForeground()'s process of some seat. */
 static bool placer_is_foreground_pid(Placer *p, pid_t pid) {
+        /* every seat's: one may still name an exited process whose PID
+         * another seat's now has */
         for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (p->foregrounds[i].id.pid == pid)
-                        return process_id_is_current(p->proc_root, &p->foregrounds[i].id) > 0;
+                if (p->foregrounds[i].id.pid == pid &&
+                    process_id_is_current(p->proc_root, &p->foregrounds[i].id) > 0)
+                        return true;
         return false;
 }
 
@@ -536,9 +539,11 @@ static void placer_save_foregrounds(Placer *p) {
         j->n_foregrounds = 0;
         for (size_t i = 0; i < p->n_foregrounds; i++)
                 if (p->foregrounds[i].id.pid > 0) {
-                        j->foregrounds[j->n_foregrounds].id = p->foregrounds[i].id;
-                        strcpy(j->foregrounds[j->n_foregrounds].seat, p->foregrounds[i].seat);
-                        j->n_foregrounds++;
+                        StateForeground *e = &j->foregrounds[j->n_foregrounds++];
+
+                        e->id = p->foregrounds[i].id;
+                        e->with_unit = p->foregrounds[i].unit != NULL;
+                        strcpy(e->seat, p->foregrounds[i].seat);
                 }
         state_commit(j);
 }
@@ -565,11 +570,10 @@ static void placer_foreground_gc(Placer *p) {
 }
 
 /* The seat whose foreground pid's process is: that of its owner's
- * active session, else "" (seats.h). */
-static void placer_seat_of(Placer *p, pid_t pid, char seat[static SEAT_NAME_MAX]) {
-        uid_t uid;
-
-        if (proc_get_uid(p->proc_root, pid, &uid) < 0 || seat_of_uid(p->seats_dir, uid, seat) < 0)
+ * active session, else "" (seats.h); the owner goes to *ret_uid. */
+static void placer_seat_of(Placer *p, pid_t pid, char seat[static SEAT_NAME_MAX], uid_t *ret_uid) {
+        *ret_uid = (uid_t) -1;
+        if (proc_get_uid(p->proc_root, pid, ret_uid) < 0 || seat_of_uid(p->seats_dir, *ret_uid, seat) < 0)
                 seat[0] = '\0';
 }
 
@@ -595,6 +599,7 @@ int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         Foreground *fg;
         ProcessId id, old;
         pid_t pid = want->pid;
+        uid_t owner;
         int r;
 
         r = placer_pin_process(p, want, &id, &fd);
@@ -612,10 +617,11 @@ int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
                           (unsigned) confine_uid);
                 unit = mfree(unit);
         }
-        placer_seat_of(p, pid, seat);
+        placer_seat_of(p, pid, seat, &owner);
         fg = placer_foreground_get(p, seat);
         if (!fg)
                 return -ENOSPC;
+        fg->uid = owner;
 
         old = fg->id;
         old_unit = TAKE_PTR(fg->unit);
@@ -647,7 +653,7 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         fg = unit ? placer_foreground_get(p, seat) : (Foreground *) placer_foreground(p, seat);
         if (!fg)
                 return unit ? -ENOSPC : 0;
-        if (streq_ptr(unit, fg->unit))
+        if (streq_ptr(unit, fg->unit) && (unit || fg->id.pid <= 0))
                 return 0;
         if (unit) {
                 u = strdup(unit);
@@ -657,6 +663,8 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         old = fg->id;
         old_unit = fg->unit;
         fg->unit = u;
+        if (unit && seat_active_uid(p->seats_dir, seat, &fg->uid) < 0)
+                fg->uid = (uid_t) -1;
         /* The focus moved to or from a unit: the process named by
          * SetForeground() is no longer it. */
         fg->id = (ProcessId) {};
@@ -666,6 +674,26 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         placer_foreground_gc(p);
         placer_save_foregrounds(p);
         return 0;
+}
+
+void placer_seats_changed(Placer *p) {
+        for (size_t i = 0; i < p->n_foregrounds;) {
+                Foreground *fg = &p->foregrounds[i];
+                char seat[SEAT_NAME_MAX];
+                uid_t uid;
+
+                if (!fg->seat[0] || (seat_active_uid(p->seats_dir, fg->seat, &uid) >= 0 && uid == fg->uid)) {
+                        i++;
+                        continue;
+                }
+                /* its user's turn on the seat is over: ended (the slot
+                 * goes, the next one takes its place in the array) */
+                strcpy(seat, fg->seat);
+                log_info(p->log, "Seat %s has another user now.", seat);
+                (void) placer_set_foreground_unit(p, seat, NULL);
+                if (placer_foreground(p, seat))
+                        i++;    /* could not end it: not again */
+        }
 }
 
 void placer_unfocus_unit(Placer *p, const char *unit) {
@@ -697,28 +725,35 @@ void placer_restore(Placer *p) {
                                           (int) e->id.pid, e->group);
                 i++;
         }
-        for (size_t i = 0; i < j->n_foregrounds;) {
+        /* Each process goes to the seat its owner has now (a line of
+         * boostd before seats has none), the first one a seat gets
+         * wins, and its unit comes along only if it did before. */
+        for (size_t i = 0; i < j->n_foregrounds; i++) {
                 StateForeground *e = &j->foregrounds[i];
                 _cleanup_(freep) char *cg = NULL;
+                char seat[SEAT_NAME_MAX];
                 Foreground *fg;
+                uid_t owner;
                 int g;
 
-                fg = process_id_is_current(p->proc_root, &e->id) > 0 ? placer_foreground_get(p, e->seat) : NULL;
-                if (!fg) {
-                        j->foregrounds[i] = j->foregrounds[--j->n_foregrounds];
+                if (process_id_is_current(p->proc_root, &e->id) <= 0)
                         continue;
-                }
+                placer_seat_of(p, e->id.pid, seat, &owner);
+                fg = placer_foreground_get(p, seat);
+                if (!fg || fg->id.pid > 0)
+                        continue;
                 cg = placer_cgroup_of(p, e->id.pid);
                 fg->id = e->id;
-                free(fg->unit);
-                fg->unit = NULL;
-                (void) classify_app_unit(cg, &fg->unit);
+                fg->uid = owner;
+                if (e->with_unit)
+                        (void) classify_app_unit(cg, &fg->unit);
+                placer_unit_leaves_others(p, fg->unit, fg);
                 g = placer_target(p, e->id.pid, cg, false, NULL, NULL);
                 if (g >= 0 && placer_attach(p, &e->id, (size_t) g) < 0)
                         log_warning(p->log, "Failed to move the foreground process %d back, ignoring.",
                                     (int) e->id.pid);
-                i++;
         }
+        placer_save_foregrounds(p);
 }
 
 static bool games_remove(Placer *p, pid_t pid) {

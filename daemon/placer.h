@@ -27,6 +27,7 @@
  * user (all of them without logind). */
 typedef struct Foreground {
         char seat[SEAT_NAME_MAX];
+        uid_t uid;                      /* the seat's user when it was set */
         ProcessId id;                   /* pid 0: none */
         char *unit;                     /* cgroup path; NULL: the process only */
 } Foreground;
@@ -81,6 +82,9 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit);
 void placer_unfocus_unit(Placer *p, const char *unit);
 /* The foreground of seat, NULL if it has none. */
 const Foreground *placer_foreground(Placer *p, const char *seat);
+/* logind's seats changed: a seat's foreground ends when its user no
+ * longer has the active session there. */
+void placer_seats_changed(Placer *p);
 
 /* Auto mode: puts a process where everything that has a say puts it;
  * cgroup is where the caller found it (NULL: look it up). Does nothing

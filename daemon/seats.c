@@ -19,7 +19,7 @@ bool seat_name_is_valid(const char *s) {
 }
 
 /* The ACTIVE_UID= of the seat file name in d; -ENOENT without one. */
-static int seat_active_uid(int dfd, const char *name, uid_t *ret) {
+static int seat_active_uid_at(int dfd, const char *name, uid_t *ret) {
         _cleanup_(fclosep) FILE *f = NULL;
         char line[256];
         int fd;
@@ -44,6 +44,20 @@ static int seat_active_uid(int dfd, const char *name, uid_t *ret) {
         return -ENOENT;
 }
 
+int seat_active_uid(const char *dir, const char *seat, uid_t *ret) {
+        _cleanup_(closep) int dfd = -1;
+        int r;
+
+        if (!seat_name_is_valid(seat))
+                return -ENOENT;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -ENOENT;
+        /* a file that cannot be read names no user either */
+        r = seat_active_uid_at(dfd, seat, ret);
+        return r < 0 ? -ENOENT : 0;
+}
+
 int seat_of_uid(const char *dir, uid_t uid, char seat[static SEAT_NAME_MAX]) {
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
@@ -57,7 +71,7 @@ int seat_of_uid(const char *dir, uid_t uid, char seat[static SEAT_NAME_MAX]) {
 
                 if (!seat_name_is_valid(de->d_name))
                         continue;
-                if (seat_active_uid(dirfd(d), de->d_name, &active) < 0 || active != uid)
+                if (seat_active_uid_at(dirfd(d), de->d_name, &active) < 0 || active != uid)
                         continue;
                 /* readdir's order is the file system's: take the least
                  * name, so that the answer does not depend on it */

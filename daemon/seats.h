@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* logind's seat names are "seat" followed by [A-Za-z0-9_-], at most 255
- * bytes; longer or other names are not taken for seats. */
-#define SEAT_NAME_MAX 64
+/* logind's seat names: "seat" followed by [A-Za-z0-9_-], at most 255
+ * bytes; other names are not taken for seats. */
+#define SEAT_NAME_MAX 256
 
 /* Whether s is a seat name boostd keeps ("" is the slot of processes of
  * no seat's user, see placer.h). */
@@ -20,3 +20,7 @@ bool seat_name_is_valid(const char *s);
  * none (or there is no logind); the first seat in name order if uid is
  * active on several. */
 int seat_of_uid(const char *dir, uid_t uid, char seat[static SEAT_NAME_MAX]);
+
+/* The user with the active session on seat; -ENOENT if none (or no such
+ * seat). */
+int seat_active_uid(const char *dir, const char *seat, uid_t *ret);

@@ -226,14 +226,17 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
                 (void) state_set_override(j, name, MIN(b, BOOST_MAX));
         } else if (sscanf(line, "mode %15s", word) == 1) {
                 j->manual = streq(word, "manual");
-        } else if ((k = sscanf(line, "foreground %lld %llu %255s", &pid, &start, seat)) >= 2 && pid_ok(pid) &&
-                   (k == 2 || seat_name_is_valid(seat)) && j->n_foregrounds < FOREGROUNDS_MAX) {
+        } else if ((k = sscanf(line, "foreground %lld %llu %15s %255s", &pid, &start, word, seat)) >= 2 &&
+                   pid_ok(pid) && (k == 2 || streq(word, "unit") || streq(word, "process")) &&
+                   (k < 4 || seat_name_is_valid(seat)) && j->n_foregrounds < FOREGROUNDS_MAX) {
                 StateForeground *e = &j->foregrounds[j->n_foregrounds];
 
-                /* one line per seat; a line without a seat is of the
-                 * seatless slot (and of boostd before seats) */
+                /* one line per seat, the seatless one without a seat; a
+                 * line of boostd before seats ("foreground PID START")
+                 * names the process alone */
                 *e = (StateForeground) { .id = { .pid = (pid_t) pid, .start_time = start } };
-                if (k == 3)
+                e->with_unit = k >= 3 && streq(word, "unit");
+                if (k == 4)
                         strcpy(e->seat, seat);
                 if (!state_foreground_find(j, e->seat))
                         j->n_foregrounds++;
@@ -346,9 +349,9 @@ static int state_write_files(State *j) {
                 fprintf(f, "classified %d %" PRIu64 " %s\n", (int) j->classified[i].id.pid,
                         j->classified[i].id.start_time, j->classified[i].group);
         for (size_t i = 0; i < j->n_foregrounds; i++)
-                fprintf(f, "foreground %d %" PRIu64 "%s%s\n", (int) j->foregrounds[i].id.pid,
-                        j->foregrounds[i].id.start_time, j->foregrounds[i].seat[0] ? " " : "",
-                        j->foregrounds[i].seat);
+                fprintf(f, "foreground %d %" PRIu64 " %s%s%s\n", (int) j->foregrounds[i].id.pid,
+                        j->foregrounds[i].id.start_time, j->foregrounds[i].with_unit ? "unit" : "process",
+                        j->foregrounds[i].seat[0] ? " " : "", j->foregrounds[i].seat);
         if (fclose(f) != 0)
                 return -ENOMEM;
 

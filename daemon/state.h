@@ -33,9 +33,12 @@ typedef struct StateOverride {
         unsigned boost;
 } StateOverride;
 
-/* SetForeground()'s process on a seat ("": of no seat's user). */
+/* SetForeground()'s process on a seat ("": of no seat's user), and
+ * whether its app's unit came along (a user's own process in a system
+ * unit is foreground alone). */
 typedef struct StateForeground {
         ProcessId id;
+        bool with_unit;
         char seat[SEAT_NAME_MAX];
 } StateForeground;
 

@@ -84,6 +84,8 @@ typedef struct WatchDir {
 typedef struct UserWatches {
         uid_t uid;
         unsigned n;
+        uint64_t focus_begin;   /* this user's focus changes: the rate */
+        unsigned focus_n;       /* limit is theirs, no one else's */
 } UserWatches;
 
 struct Units {
@@ -102,8 +104,6 @@ struct Units {
         size_t n_users;
         uint64_t warn_begin;    /* rate limit of warnings */
         unsigned warn_n;
-        uint64_t focus_begin;   /* ... and of focus changes */
-        unsigned focus_n;
 };
 
 /* The seat on which uid has the active session (seats.h), under the
@@ -256,14 +256,19 @@ static void watch_check_inactive(Units *w, WatchDir *d) {
         if (prev < 0 || prev == now)
                 return;
         if (now == 0) {
+                UserWatches *u = d->user != (uid_t) -1 ? units_user(w, d->user, true) : NULL;
                 uint64_t t = now_usec();
 
-                /* first the rate limit: the seat check reads files */
-                if (w->focus_begin == 0 || t - w->focus_begin > USEC_PER_SEC) {
-                        w->focus_begin = t;
-                        w->focus_n = 0;
+                if (!u)
+                        return;         /* only scopes of user managers count */
+                /* first the rate limit, the user's own: the seat check
+                 * reads files, and one user's changes must not use up
+                 * another's */
+                if (u->focus_begin == 0 || t - u->focus_begin > USEC_PER_SEC) {
+                        u->focus_begin = t;
+                        u->focus_n = 0;
                 }
-                if (w->focus_n++ >= FOCUS_BURST) {
+                if (u->focus_n++ >= FOCUS_BURST) {
                         if (units_may_warn(w))
                                 log_warning(w->ctx.log, "Focus of %s ignored: more than %u focus changes a second.",
                                             d->path, FOCUS_BURST);

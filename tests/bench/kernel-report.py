@@ -3,12 +3,17 @@
 """Tables of the kernel benchmark from the guests' serial logs.
 
   kernel-report.py cost JSON LOG...
+  kernel-report.py response JSON LOG...
 
 cost: every "BENCH-COST CONFIG SECONDS" line (hackbench's guest time of
 one run), per configuration: runs, median, the spread (p10..p90 and
 min..max, in % of the median), and the ratio of the median to that of
 "base" (the kernel without the series; without it, "key-off"). Writes
 every run to JSON and the Markdown table to stdout.
+
+response: the wakeup-response figures of stune-test's bench_response_*
+runs ("WHAT: waking -> cpu_frequency ..." and the histogram line), one
+row per kernel (from the log's BENCH-BOOT mode) and run.
 """
 
 import json
@@ -62,10 +67,54 @@ def cost(json_path, logs):
         json.dump({'reference': ref, 'configs': rows}, f, indent=1)
 
 
+KERNEL = {
+    'response-base': '6.1 without the series',
+    'response-series': 'series',
+    'response-pre10': 'series before its rate-limit patch (1-9)',
+}
+BINS = ['<100us', '100-200us', '200-500us', '0.5-1ms', '1-5ms', '5-10ms', '>=10ms',
+        'none before the next wakeup']
+
+
+def response(json_path, logs):
+    rows = []
+    for log in logs:
+        mode, figs = None, {}
+        with open(log) as f:
+            for line in f:
+                line = line.strip()
+                m = re.match(r'^BENCH-BOOT (\S+)', line)
+                if m:
+                    mode = m.group(1)
+                m = re.search(r'# (.+): waking -> cpu_frequency (\d+) kHz \(us\): n=(\d+) '
+                              r'median=(\d+) p90=(\d+) max=(\d+); (\d+) wakeups without it', line)
+                if m:
+                    figs[m.group(1)] = {'khz': int(m.group(2)), 'n': int(m.group(3)),
+                                        'median': int(m.group(4)), 'p90': int(m.group(5)),
+                                        'max': int(m.group(6)), 'missed': int(m.group(7))}
+                m = re.search(r'# (.+): waking -> request: (.*)$', line)
+                if m and m.group(1) in figs:
+                    figs[m.group(1)]['hist'] = [int(x) for x in re.findall(r' (\d+)(?:,|$)',
+                                                                           m.group(2))]
+        for what, f in figs.items():
+            rows.append({'kernel': KERNEL.get(mode, mode), 'what': what, **f})
+    if not rows:
+        sys.exit('kernel-report: no wakeup-response figures in ' + ' '.join(logs))
+    print('| kernel | boost, wakeup | wakeups reaching fmax | median (us) | p90 (us) | max (us) | '
+          + ' | '.join(BINS) + ' |')
+    print('|---|---|---:|---:|---:|---:|' + '---:|' * len(BINS))
+    for r in rows:
+        h = r.get('hist', [])
+        print(f"| {r['kernel']} | {r['what']} | {r['n']} | {r['median']} | {r['p90']} | {r['max']} | "
+              + ' | '.join(str(x) for x in h) + ' |')
+    with open(json_path, 'w') as f:
+        json.dump(rows, f, indent=1)
+
+
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] != 'cost':
+    if len(sys.argv) < 4 or sys.argv[1] not in ('cost', 'response'):
         sys.exit(__doc__)
-    cost(sys.argv[2], sys.argv[3:])
+    (cost if sys.argv[1] == 'cost' else response)(sys.argv[2], sys.argv[3:])
 
 
 if __name__ == '__main__':

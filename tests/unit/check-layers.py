@@ -24,7 +24,7 @@ LAYERS = [
     ('kernel', ['state', 'schedtune-io', 'schedtune-io-files', 'schedtune-io-libcgroup',
                 'backend', 'backend-schedtune', 'backend-uclamp', 'backend-none']),
     # 4: event sources, which know only events.h above them
-    ('sources', ['events.h', 'device-watch', 'units', 'procmon', 'input', 'power', 'gamemode']),
+    ('sources', ['events.h', 'device-watch', 'units', 'seats-watch', 'procmon', 'input', 'power', 'gamemode']),
     # 5: what to do with a process, a group
     ('decisions', ['groups', 'placer']),
     # 6: the owner of it all

@@ -37,7 +37,7 @@ static void test_roundtrip(void **state) {
         assert_int_equal(state_set_override(j, "performance", 77), 0);
         assert_int_equal(state_pid_set(&j->classified, &j->n_classified, &b, "performance"), 0);
         j->foregrounds[0] = (StateForeground) { .id = a };
-        j->foregrounds[1] = (StateForeground) { .id = b, .seat = "seat1" };
+        j->foregrounds[1] = (StateForeground) { .id = b, .with_unit = true, .seat = "seat1" };
         j->n_foregrounds = 2;
         assert_int_equal(state_save(j), 0);
 
@@ -60,6 +60,8 @@ static void test_roundtrip(void **state) {
         assert_int_equal(state_foreground_find(k, "")->id.pid, 100);
         assert_int_equal(state_foreground_find(k, "seat1")->id.pid, 200);
         assert_int_equal(state_foreground_find(k, "seat1")->id.start_time, 6666);
+        assert_true(state_foreground_find(k, "seat1")->with_unit);
+        assert_false(state_foreground_find(k, "")->with_unit);
         assert_null(state_foreground_find(k, "seat0"));
         state_free(k);
 
@@ -133,9 +135,10 @@ static void test_garbage_is_skipped(void **state) {
                    "classified 14 34 ..\n");
         write_file(*state, "run/state", "base ../x 50\nbase interactive 20\n"
                    /* seats: an old line without one, bad names, a seat twice */
-                   "foreground 20 1\nforeground 21 1 ../seat0\nforeground 22 1 seat0/x\n"
-                   "foreground 23 1 seat0\nforeground 24 1 seat0\nforeground 25 1 notaseat\n"
-                   "foreground 26 1 seat0123456789012345678901234567890123456789012345678901234567890\n");
+                   "foreground 20 1\nforeground 21 1 unit ../seat0\nforeground 22 1 process seat0/x\n"
+                   "foreground 23 1 unit seat0\nforeground 24 1 process seat0\n"
+                   "foreground 25 1 process notaseat\nforeground 26 1 all seat1\nforeground 27 1 seat1\n"
+                   "foreground 28 1 process seat1.x\n");
         j = state_new(dir);
         assert_int_equal(state_load(j), 1);
         assert_int_equal(j->n_groups, 1);
@@ -146,7 +149,9 @@ static void test_garbage_is_skipped(void **state) {
         assert_int_equal(j->placed[0].id.pid, 12);
         assert_int_equal(j->n_foregrounds, 2);
         assert_int_equal(state_foreground_find(j, "")->id.pid, 20);
+        assert_false(state_foreground_find(j, "")->with_unit);     /* before seats: alone */
         assert_int_equal(state_foreground_find(j, "seat0")->id.pid, 23);
+        assert_true(state_foreground_find(j, "seat0")->with_unit);
         state_free(j);
 }
 

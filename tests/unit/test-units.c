@@ -544,6 +544,111 @@ static void user_app_scope(Fixture *f, unsigned uid, const char *scope, pid_t pi
         }
 }
 
+/* The focus rate limit is per user: a user without a seat who flips the
+ * xattr of their own scopes many times a second does not use up the seat
+ * user's focus changes. */
+static void test_focus_rate_is_per_user(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f);
+        char pa[4096], pb[4096];
+
+        seat_of(f, "seat0", 1000);
+        user_app_scope(f, 1000, "app-a.scope", a, pa, sizeof(pa));
+        user_app_scope(f, 1001, "app-b.scope", b, pb, sizeof(pb));
+        start(f, false);
+        for (int i = 0; i < 15; i++) {
+                assert_int_equal(removexattr(pb, "user.xdg.inactive-since"), 0);
+                run_for(f, 2);
+                assert_int_equal(setxattr(pb, "user.xdg.inactive-since", "1", 1, 0), 0);
+                run_for(f, 2);
+        }
+        assert_int_equal(removexattr(pa, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_false(in_group(f, "interactive", b));
+}
+
+/* A user switch on a seat (logind rewrites the seat's file) ends the
+ * foreground the previous user gave it; other seats' stay. */
+static void test_seat_changes_hands(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f);
+        char pa[4096], pb[4096];
+
+        seat_of(f, "seat0", 1000);
+        seat_of(f, "seat1", 1001);
+        user_app_scope(f, 1000, "app-a.scope", a, pa, sizeof(pa));
+        user_app_scope(f, 1001, "app-b.scope", b, pb, sizeof(pb));
+        start(f, false);
+        assert_int_equal(removexattr(pa, "user.xdg.inactive-since"), 0);
+        assert_int_equal(removexattr(pb, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_true(run_until_in(f, "interactive", b));
+        /* as logind does it: a new file renamed over the old one */
+        write_file(f->root, "run/systemd/seats/.seat0.tmp", "IS_SEAT0=1\nACTIVE_UID=1002\n");
+        {
+                char from[4096], to[4096];
+
+                snprintf(from, sizeof(from), "%s/run/systemd/seats/.seat0.tmp", f->root);
+                snprintf(to, sizeof(to), "%s/run/systemd/seats/seat0", f->root);
+                assert_int_equal(rename(from, to), 0);
+        }
+        assert_true(run_until_in(f, "root", a));
+        assert_null(placer_foreground(&f->m->placer, "seat0"));
+        assert_true(in_group(f, "interactive", b));
+        /* the seat removed */
+        rm_rf(f, "run/systemd/seats/seat1");
+        assert_true(run_until_in(f, "root", b));
+        assert_int_equal(f->m->placer.n_foregrounds, 0);
+}
+
+/* What a restart finds in the state: a line of boostd before seats goes
+ * to the seat its process's owner has now, where the next foreground
+ * replaces it; a user's process that came alone (its unit is a system
+ * unit) comes back alone. */
+static void test_foreground_restored(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f), b = sleeper(f), c = sleeper(f), d = sleeper(f);
+        uint64_t sa, sc;
+
+        assert_int_equal(proc_get_start_time("/proc", a, &sa), 0);
+        assert_int_equal(proc_get_start_time("/proc", c, &sc), 0);
+        /* c and d in foo.service (background); c was foreground alone */
+        mkdirs(f->root, FOO);
+        write_file(f->root, FOO "/cgroup.procs", "%d\n%d\n", c, d);
+        proc_cgroup(f, c, "/system.slice/foo.service");
+        proc_cgroup(f, d, "/system.slice/foo.service");
+        seat_of(f, "seat0", (unsigned) getuid());
+        mkdirs(f->root, "run/boostd");
+        write_file(f->root, "run/boostd/state", "mode auto\nforeground %d %llu\nforeground %d %llu process seat5\n",
+                   a, (unsigned long long) sa, c, (unsigned long long) sc);
+        start(f, false);
+        /* both this user's: one seat, the first line wins */
+        assert_true(in_group(f, "interactive", a));
+        assert_int_equal(placer_foreground(&f->m->placer, "seat0")->id.pid, a);
+        assert_null(placer_foreground(&f->m->placer, ""));
+        assert_true(in_group(f, "background", c));
+        assert_true(in_group(f, "background", d));
+        /* the seat's next foreground replaces the restored one */
+        assert_int_equal(manager_set_foreground(f->m, b), 0);
+        assert_true(in_group(f, "interactive", b));
+        assert_true(in_group(f, "root", a));
+        assert_int_equal(f->m->placer.n_foregrounds, 1);
+}
+
+/* Every seat's foreground counts: a stale PID kept for one seat does not
+ * hide the process that has that PID now in another. */
+static void test_stale_pid_on_another_seat(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        Foreground *stale;
+
+        start(f, false);
+        stale = &f->m->placer.foregrounds[f->m->placer.n_foregrounds++];
+        *stale = (Foreground) { .seat = "seat9", .id = { .pid = a, .start_time = 1 } };
+        assert_int_equal(manager_set_foreground(f->m, a), 0);
+        assert_true(in_group(f, "interactive", a));
+}
+
 /* Each seat has its own foreground: two users, each active on a seat of
  * their own, have an app in the foreground at once; a new focus on one
  * seat replaces that seat's only. SetForeground() acts on the seat of
@@ -971,6 +1076,10 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_focus_needs_the_seat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_one_foreground_per_seat, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_focus_rate_is_per_user, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_seat_changes_hands, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_foreground_restored, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stale_pid_on_another_seat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_back_in_auto, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flood_yields, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_burst_saves_once, setup, teardown),

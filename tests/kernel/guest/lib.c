@@ -613,7 +613,7 @@ struct periodic *periodic_new(int cpu, long busy_us, long period_us,
 }
 
 /* sched_setattr(2) with only the minimum utilisation clamp. */
-static int set_uclamp_min(int value)
+int set_uclamp_min(int value)
 {
 	struct stune_sched_attr attr = {
 		.size = sizeof(attr),

@@ -23,6 +23,7 @@
 
 #define BOOT_SMP	1
 #define BOOT_ASYM	2
+#define BOOT_BENCH	4	/* tests/bench/bench-kernel runs these */
 
 struct stune_test {
 	const char *name;
@@ -83,6 +84,9 @@ static const struct stune_test tests[] = {
 	STUNE_TEST_ENTRY(asym_little_boost_50, BOOT_ASYM, 120),
 	STUNE_TEST_ENTRY(asym_trace_little, BOOT_ASYM, 180),
 	STUNE_TEST_ENTRY(asym_eas_task_boost, BOOT_ASYM, 60),
+	/* The benchmark's: they report figures and judge nothing. */
+	STUNE_TEST_ENTRY(bench_response_group, BOOT_BENCH, 180),
+	STUNE_TEST_ENTRY(bench_response_uclamp, BOOT_BENCH, 180),
 };
 
 #define NR_TESTS ((int)(sizeof(tests) / sizeof(tests[0])))

@@ -458,17 +458,23 @@ static void wakeup_latencies(const char *trace, pid_t pid, int cpu, long khz,
 	     hist[6], missed);
 }
 
+/* How B is boosted: a group of boost 100, or uclamp.min 1024 (mainline). */
+enum wr_boost { WR_GROUP, WR_UCLAMP };
+
 /*
  * On @cpu, with schedutil's rate limit at 10 ms: an unboosted task U runs
  * 1 ms at the start of each 20 ms period, which lowers the frequency (the
- * boosted task is asleep), and a task B of a boost 100 group wakes 8 ms
+ * boosted task is asleep), and a task B, boosted as @how says, wakes 8 ms
  * later, samples its CPU's frequency first thing, and runs 1 ms. @remote:
  * B sleeps on a pipe that a waker on another CPU writes while U is
  * running, so that the wakeup is queued onto @cpu from the waker's CPU.
- * Of the wakeups that follow a period where U found a frequency below the
- * highest, B must find the highest at >= 95 %.
+ * With @judge, of the wakeups that follow a period where U found a
+ * frequency below the highest, B must find the highest at >= 95 %;
+ * without (the benchmark, tests/bench/bench-kernel), the figures are only
+ * printed.
  */
-static int wakeup_response(int cpu, bool remote, const char *what)
+static int wakeup_response(int cpu, bool remote, const char *what,
+			   enum wr_boost how, bool judge)
 {
 	struct wr_shared *sh = shared_alloc(sizeof(*sh));
 	struct opp_table t;
@@ -479,7 +485,8 @@ static int wakeup_response(int cpu, bool remote, const char *what)
 	char *trace;
 	char c = 0;
 
-	SETUP_OR_FAIL(stune_reset() || group_make("wr", 100));
+	if (how == WR_GROUP)
+		SETUP_OR_FAIL(stune_reset() || group_make("wr", 100));
 	if (opp_table_read(cpu, &t))
 		return -1;
 	fmax = t.khz[t.nr - 1];
@@ -510,7 +517,10 @@ static int wakeup_response(int cpu, bool remote, const char *what)
 	}
 	b = fork();
 	if (b == 0) {
-		if (pin_to_cpu(cpu) || group_join("wr", getpid()))
+		if (pin_to_cpu(cpu))
+			_exit(3);
+		if (how == WR_GROUP ? group_join("wr", getpid()) :
+				      set_uclamp_min(1024))
 			_exit(3);
 		for (k = 0; k < WR_ACTIVATIONS; k++) {
 			if (remote) {
@@ -568,6 +578,8 @@ static int wakeup_response(int cpu, bool remote, const char *what)
 	}
 	if (total < WR_ACTIVATIONS / 2)
 		return fail("%s: only %d activations", what, total);
+	if (!judge)
+		return how == WR_GROUP ? stune_reset() : 0;
 	/* The set-up must have lowered the frequency before B woke. */
 	if (lowered < total / 4)
 		return fail("%s: U ran below %ld kHz in only %d of %d periods: the test did not lower the frequency",
@@ -580,12 +592,25 @@ static int wakeup_response(int cpu, bool remote, const char *what)
 
 int test_wakeup_response_local(void)
 {
-	return wakeup_response(1, false, "local wakeup");
+	return wakeup_response(1, false, "local wakeup", WR_GROUP, true);
 }
 
 int test_wakeup_response_remote(void)
 {
-	return wakeup_response(1, true, "remote wakeup");
+	return wakeup_response(1, true, "remote wakeup", WR_GROUP, true);
+}
+
+/* The benchmark's runs (not tests: they report and do not judge). */
+int test_bench_response_group(void)
+{
+	return wakeup_response(1, false, "group boost 100, local", WR_GROUP, false) ||
+	       wakeup_response(1, true, "group boost 100, remote", WR_GROUP, false);
+}
+
+int test_bench_response_uclamp(void)
+{
+	return wakeup_response(1, false, "uclamp.min 1024, local", WR_UCLAMP, false) ||
+	       wakeup_response(1, true, "uclamp.min 1024, remote", WR_UCLAMP, false);
 }
 
 /* ---- Energy Aware Scheduling (asym boot) ---- */

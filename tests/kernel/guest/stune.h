@@ -56,6 +56,8 @@ int group_make(const char *name, int boost);
 int group_set_boost(const char *name, int boost);
 int group_get_boost(const char *name, long *ret);
 int group_join(const char *name, pid_t pid);
+/* The calling task's uclamp.min (0..1024), with sched_setattr(2). */
+int set_uclamp_min(int value);
 int group_remove(const char *name);
 
 /* The debugfs view: per-CPU boost and per-group RUNNABLE counts. */

@@ -47,6 +47,8 @@ int test_class_switch(void);
 int test_threadgroup_attach(void);
 int test_wakeup_response_local(void);
 int test_wakeup_response_remote(void);
+int test_bench_response_group(void);
+int test_bench_response_uclamp(void);
 int test_asym_eas_task_boost(void);
 int test_hotplug_counted(void);
 int test_pi_boosted_holder(void);
