@@ -283,6 +283,7 @@ static int run(const Args *a) {
         r = manager_start(m);
         if (r < 0)
                 goto finish;
+        manager_bus_ready(m);
 
         (void) sd_notifyf(false, "READY=1\nSTATUS=Running with backend %s", backend_name(m->backend));
         log_info(&m->log, "Ready (backend %s, %zu groups).", backend_name(m->backend), m->groups.n);

@@ -121,6 +121,19 @@ static int on_game_signal(sd_bus_message *msg, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+/* A match the bus did not install (a limit, a timeout): without an
+ * install callback sd-bus would close the whole connection, and boostd
+ * with it; GameMode's games are not worth that. */
+static int on_match_installed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        GameModeWatch *w = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e)
+                log_warning(w->ctx.log, "GameMode: the bus did not take a match (%s: %s), its games are not followed.",
+                            e->name, e->message ?: "");
+        return 0;
+}
+
 int gamemode_watch_new(const SourceContext *ctx, GameModeWatch **ret) {
         _cleanup_(gamemode_watch_freep) GameModeWatch *w = NULL;
         int r;
@@ -132,14 +145,14 @@ int gamemode_watch_new(const SourceContext *ctx, GameModeWatch **ret) {
         r = sd_bus_add_match_async(ctx->bus, &w->signals,
                                    "type='signal',sender='" GAMEMODE_NAME "',path='" GAMEMODE_PATH "',"
                                    "interface='" GAMEMODE_IFACE "'",
-                                   on_game_signal, NULL, w);
+                                   on_game_signal, on_match_installed, w);
         if (r < 0)
                 return r;
         r = sd_bus_add_match_async(ctx->bus, &w->owner_changed,
                                    "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                                    "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
                                    "arg0='" GAMEMODE_NAME "'",
-                                   on_owner_changed, NULL, w);
+                                   on_owner_changed, on_match_installed, w);
         if (r < 0)
                 return r;
         r = sd_bus_call_method_async(ctx->bus, &w->get_owner, "org.freedesktop.DBus", "/org/freedesktop/DBus",

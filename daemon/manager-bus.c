@@ -685,7 +685,9 @@ int manager_bus_connect(Manager *m) {
         r = sd_bus_request_name(m->bus, BOOST_BUS_NAME, 0);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to take the bus name %s: %m", BOOST_BUS_NAME);
-        manager_bus_ready(m);
+        /* The sources that need the bus start after manager_start()
+         * (manager_bus_ready()): no asynchronous call of theirs may wait
+         * through a long start and time out. */
         return 0;
 }
 

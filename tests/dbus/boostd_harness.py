@@ -43,6 +43,7 @@ BUS_CONF = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configur
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
   </policy>
+{limits}
 </busconfig>
 '''
 
@@ -88,6 +89,9 @@ def make_tree(root):
 
 
 class BoostdTest(dbusmock.DBusTestCase):
+    # <limit> lines of the private bus's configuration (a subclass's)
+    bus_limits = ''
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='boostd-dbus-')
@@ -95,7 +99,7 @@ class BoostdTest(dbusmock.DBusTestCase):
         sock = os.path.join(cls.tmp, 'bus')
         conf = os.path.join(cls.tmp, 'bus.conf')
         with open(conf, 'w') as f:
-            f.write(BUS_CONF.format(sock=sock))
+            f.write(BUS_CONF.format(sock=sock, limits=cls.bus_limits))
         cls.bus_proc = subprocess.Popen(
             ['dbus-daemon', '--config-file', conf, '--nofork', '--print-address'],
             stdout=subprocess.PIPE, universal_newlines=True)

@@ -584,5 +584,20 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(tuple(self.iface.GetBoost('interactive')), (30, 30))
 
 
+class BusLimitsTest(harness.BoostdTest):
+    """A bus that refuses boostd's match rules past the first (its
+    max_match_rules_per_connection): GameMode's second match is not
+    installed, and boostd says so and serves on. (sd-bus closes the whole
+    connection over a failed match that has no install callback.)"""
+    bus_limits = '  <limit name="max_match_rules_per_connection">1</limit>'
+
+    def test_a_refused_match_is_not_fatal(self):
+        eventually(lambda: 'did not take a match' in open(self.log_path()).read(),
+                   msg='the refused match logged')
+        self.assertIsNone(self.daemon.poll(), 'boostd exited')
+        self.iface.SetBoost('interactive', dbus.UInt32(30))
+        self.assertEqual(tuple(self.iface.GetBoost('interactive')), (30, 30))
+
+
 if __name__ == '__main__':
     harness.main(__doc__)
