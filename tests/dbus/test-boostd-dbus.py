@@ -500,7 +500,7 @@ class DBusTest(harness.BoostdTest):
         sock = os.path.join(self.tmp, 'bus-lost')
         conf = os.path.join(self.tmp, 'bus-lost.conf')
         with open(conf, 'w') as f:
-            f.write(harness.BUS_CONF.format(sock=sock))
+            f.write(harness.BUS_CONF.format(sock=sock, limits=""))
         bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--nofork', '--print-address'],
                                stdout=subprocess.PIPE, universal_newlines=True)
         addr = bus.stdout.readline().strip()
