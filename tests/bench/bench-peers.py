@@ -169,26 +169,34 @@ class Peers:
             return
         gm = dbus.Interface(conn.get_object(GM[0], GM[1]), GM[2])
         cpu0 = cpu_ns(p.pid)
-        rtt, eff = [], []
+        rtt, eff, refused = [], [], 0
         for _ in range(self.args.reps):
-            game = subprocess.Popen(['sleep', '60'])
+            # GameMode renices only a game at nice 0 (this script may run
+            # under nice)
+            game = subprocess.Popen(['sleep', '60'],
+                                    preexec_fn=lambda: os.setpriority(os.PRIO_PROCESS, 0, 0))
             try:
                 t0 = time.perf_counter_ns()
                 r = gm.RegisterGame(dbus.Int32(game.pid))
                 t_rtt = time.perf_counter_ns()
+                if r != 0:
+                    refused += 1        # GameMode said no: nothing to time
+                    continue
                 while nice_of(game.pid) != -5:
                     if time.perf_counter_ns() - t0 > 5e9:
-                        raise RuntimeError('GameMode never reniced the game')
+                        raise RuntimeError('GameMode registered the game but never reniced it')
                 t1 = time.perf_counter_ns()
-                if r != 0:
-                    raise RuntimeError(f'RegisterGame answered {r}')
                 gm.UnregisterGame(dbus.Int32(game.pid))
             finally:
                 game.kill()
                 game.wait()
             rtt.append((t_rtt - t0) / 1e6)
             eff.append((t1 - t0) / 1e6)
-        self.rows.append(('GameMode', 'RegisterGame(pid) (UnregisterGame between)', rtt, eff))
+        if not rtt:
+            self.skipped.append(('GameMode', f'RegisterGame refused all {refused} games'))
+            return
+        self.rows.append(('GameMode', 'RegisterGame(pid) (UnregisterGame between)' +
+                          (f', {refused} refused' if refused else ''), rtt, eff))
         cpu = (cpu_ns(p.pid) - cpu0) / 1e6 / (2 * self.args.reps) * 1000
         self.idle_and_footprint('GameMode', p, cpu)
 

@@ -12,8 +12,10 @@ min..max, in % of the median), and the ratio of the median to that of
 every run to JSON and the Markdown table to stdout.
 
 response: the wakeup-response figures of stune-test's bench_response_*
-runs ("WHAT: waking -> cpu_frequency ..." and the histogram line), one
-row per kernel (from the log's BENCH-BOOT mode) and run.
+runs, one row per kernel (from the log's BENCH-BOOT mode) and run: in how
+many periods the unboosted task lowered the frequency and at how many of
+those the boosted task then found the highest (what the kernel tests
+judge), and the distribution of waking -> request over all wakeups.
 """
 
 import json
@@ -89,9 +91,15 @@ def response(json_path, logs):
                 m = re.search(r'# (.+): waking -> cpu_frequency (\d+) kHz \(us\): n=(\d+) '
                               r'median=(\d+) p90=(\d+) max=(\d+); (\d+) wakeups without it', line)
                 if m:
-                    figs[m.group(1)] = {'khz': int(m.group(2)), 'n': int(m.group(3)),
+                    figs.setdefault(m.group(1), {}).update({'khz': int(m.group(2)), 'n': int(m.group(3)),
                                         'median': int(m.group(4)), 'p90': int(m.group(5)),
-                                        'max': int(m.group(6)), 'missed': int(m.group(7))}
+                                        'max': int(m.group(6)), 'missed': int(m.group(7))})
+                m = re.search(r'# (.+): U lowered the frequency in (\d+) of (\d+) periods; '
+                              r'B then found \d+ kHz at (\d+) of them', line)
+                if m:
+                    figs.setdefault(m.group(1), {}).update(
+                        {'periods': int(m.group(3)), 'lowered': int(m.group(2)),
+                         'found': int(m.group(4))})
                 m = re.search(r'# (.+): waking -> request: (.*)$', line)
                 if m and m.group(1) in figs:
                     figs[m.group(1)]['hist'] = [int(x) for x in re.findall(r' (\d+)(?:,|$)',
@@ -100,13 +108,15 @@ def response(json_path, logs):
             rows.append({'kernel': KERNEL.get(mode, mode), 'what': what, **f})
     if not rows:
         sys.exit('kernel-report: no wakeup-response figures in ' + ' '.join(logs))
-    print('| kernel | boost, wakeup | wakeups reaching fmax | median (us) | p90 (us) | max (us) | '
+    print('| kernel | boost, wakeup | periods where U lowered f | B found fmax after those '
+          '| all wakeups: reaching fmax | median (us) | p90 (us) | max (us) | '
           + ' | '.join(BINS) + ' |')
-    print('|---|---|---:|---:|---:|---:|' + '---:|' * len(BINS))
+    print('|---|---|---:|---:|---:|---:|---:|---:|' + '---:|' * len(BINS))
     for r in rows:
         h = r.get('hist', [])
-        print(f"| {r['kernel']} | {r['what']} | {r['n']} | {r['median']} | {r['p90']} | {r['max']} | "
-              + ' | '.join(str(x) for x in h) + ' |')
+        print(f"| {r['kernel']} | {r['what']} | {r.get('lowered', '-')} of {r.get('periods', '-')} | "
+              f"{r.get('found', '-')} | {r.get('n', '-')} | {r.get('median', '-')} | {r.get('p90', '-')} | "
+              f"{r.get('max', '-')} | " + ' | '.join(str(x) for x in h) + ' |')
     with open(json_path, 'w') as f:
         json.dump(rows, f, indent=1)
 
