@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""What the benchmarks of tests/bench share: a private system bus, an
+"""What the benchmarks of tests/bench share (and the D-Bus tests use too:
+the bus configuration, fake_proc()): a private system bus, an
 inotify watch timed to the ns, percentiles and ratios, process figures
 from /proc, and a root that looks like a SchedTune kernel to boostd."""
 
@@ -29,6 +30,7 @@ BUS_CONF = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configur
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
   </policy>
+{limits}
 </busconfig>
 '''
 
@@ -96,7 +98,7 @@ class PrivateBus:
         sock = os.path.join(tmp, 'bus')
         conf = os.path.join(tmp, 'bus.conf')
         with open(conf, 'w') as f:
-            f.write(BUS_CONF.format(sock=sock))
+            f.write(BUS_CONF.format(sock=sock, limits=''))
         self.proc = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--nofork',
                                       '--print-address'], stdout=subprocess.PIPE, text=True)
         self.address = self.proc.stdout.readline().strip()

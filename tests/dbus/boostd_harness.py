@@ -31,21 +31,10 @@ IFACE = 'org.boostd.Boost1'
 ERR = 'org.boostd.Boost1.Error.'
 GROUPS = ['background', 'interactive', 'performance']
 
-BUS_CONF = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={sock}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-  </policy>
-{limits}
-</busconfig>
-'''
+# The private bus's configuration ({sock}, {limits}) and the fake /proc
+# entries are the benchmarks' too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bench'))
+from benchlib import BUS_CONF  # noqa: E402
 
 
 def eventually(cond, timeout=15.0, msg='condition'):

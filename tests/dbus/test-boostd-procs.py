@@ -29,6 +29,7 @@ import dbus  # noqa: E402  (checked by the harness)
 import dbusmock  # noqa: E402
 
 from boostd_harness import IFACE, eventually, never  # noqa: E402
+from benchlib import fake_proc  # noqa: E402  (the harness put tests/bench on the path)
 
 GM_NAME = 'com.feralinteractive.GameMode'
 GM_PATH = '/com/feralinteractive/GameMode'
@@ -96,15 +97,7 @@ class ProcsTest(harness.BoostdTest):
 
     def proc_cgroup(self, pid, cgroup):
         """The process as boostd sees it: its real files, this cgroup."""
-        d = f'{self.proc}/{pid}'
-        os.makedirs(d, exist_ok=True)
-        for name in ('stat', 'status', 'comm', 'task'):
-            if not os.path.lexists(f'{d}/{name}'):
-                os.symlink(f'/proc/{pid}/{name}', f'{d}/{name}')
-        if not os.path.lexists(f'{d}/exe'):
-            os.symlink(os.readlink(f'/proc/{pid}/exe'), f'{d}/exe')
-        with open(f'{d}/cgroup', 'w') as f:
-            f.write(f'0::{cgroup}\n')
+        fake_proc(self.proc, pid, cgroup)
 
     @staticmethod
     def comm(pid):
