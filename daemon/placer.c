@@ -28,11 +28,8 @@ int placer_init(Placer *p, const char *root, const char *proc_root, sd_event *ev
                 .groups = groups,
                 .auto_mode = true,
         };
-        if (asprintf(&p->seats_dir, "%s/run/systemd/seats", root_is_host(root) ? "" : root) < 0) {
-                p->seats_dir = NULL;
-                return -ENOMEM;
-        }
-        return 0;
+        p->seats_dir = seats_dir(root);
+        return p->seats_dir ? 0 : -ENOMEM;
 }
 
 void placer_done(Placer *p) {

@@ -6,6 +6,7 @@
 
 #include "event-util.h"
 #include "seats-watch.h"
+#include "seats.h"
 
 struct SeatsWatch {
         SourceContext ctx;
@@ -31,7 +32,8 @@ int seats_watch_new(const SourceContext *ctx, SeatsWatch **ret) {
         if (!w)
                 return -ENOMEM;
         w->ctx = *ctx;
-        if (asprintf(&dir, "%s/run/systemd/seats", source_below_root(ctx) ? ctx->root : "") < 0)
+        dir = seats_dir(ctx->root);
+        if (!dir)
                 return -ENOMEM;
         r = sd_event_add_inotify(ctx->event, &w->source, dir,
                                  IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ONLYDIR, on_seats, w);

@@ -10,6 +10,14 @@
 #include "seats.h"
 #include "util.h"
 
+char *seats_dir(const char *root) {
+        char *d;
+
+        if (asprintf(&d, "%s/run/systemd/seats", root_is_host(root) ? "" : root) < 0)
+                return NULL;
+        return d;
+}
+
 bool seat_name_is_valid(const char *s) {
         size_t l = strlen(s);
 

@@ -11,6 +11,10 @@
  * bytes; other names are not taken for seats. */
 #define SEAT_NAME_MAX 256
 
+/* logind's seat directory below root ("/" or a test's prefix);
+ * allocated, NULL without memory. */
+char *seats_dir(const char *root);
+
 /* Whether s is a seat name boostd keeps ("" is the slot of processes of
  * no seat's user, see placer.h). */
 bool seat_name_is_valid(const char *s);

@@ -111,7 +111,8 @@ struct Units {
 static int units_seat_of(Units *w, uid_t uid, char seat[static SEAT_NAME_MAX]) {
         _cleanup_(freep) char *dir = NULL;
 
-        if (asprintf(&dir, "%s/run/systemd/seats", root_is_host(w->ctx.root) ? "" : w->ctx.root) < 0)
+        dir = seats_dir(w->ctx.root);
+        if (!dir)
                 return -ENOMEM;
         return seat_of_uid(dir, uid, seat);
 }
