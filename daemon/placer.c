@@ -529,7 +529,8 @@ static void placer_foreground_changed(Placer *p, const Foreground *fg, const Pro
                 placer_decision_changed(p, old->pid);
 }
 
-/* The state keeps each seat's SetForeground() process. */
+/* The state keeps each seat's SetForeground() process; the caller
+ * commits. */
 static void placer_save_foregrounds(Placer *p) {
         State *j = p->state;
 
@@ -542,7 +543,6 @@ static void placer_save_foregrounds(Placer *p) {
                         e->with_unit = p->foregrounds[i].unit != NULL;
                         strcpy(e->seat, p->foregrounds[i].seat);
                 }
-        state_commit(j);
 }
 
 /* The foreground of seat, made if there is none (NULL: no room). */
@@ -638,6 +638,7 @@ int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
                  fg->unit ? ", unit " : "", fg->unit ?: "");
         placer_foreground_gc(p);
         placer_save_foregrounds(p);
+        state_commit(p->state);
         return 0;
 }
 
@@ -670,6 +671,7 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         log_info(p->log, "Foreground%s%s: %s.", seat[0] ? " of " : "", seat, unit ?: "none");
         placer_foreground_gc(p);
         placer_save_foregrounds(p);
+        state_commit(p->state);
         return 0;
 }
 
@@ -750,7 +752,7 @@ void placer_restore(Placer *p) {
                         log_warning(p->log, "Failed to move the foreground process %d back, ignoring.",
                                     (int) e->id.pid);
         }
-        placer_save_foregrounds(p);
+        placer_save_foregrounds(p);   /* manager_start() commits */
 }
 
 static bool games_remove(Placer *p, pid_t pid) {
