@@ -6,6 +6,10 @@
               processes, log-log (a slope of 1 is linear growth)
   peers.png   round trip and time until applied, median and p99, of
               boostd's, GameMode's and power-profiles-daemon's requests
+  kernel-effect.png
+              the rt-app effect table (modelled from the request trace):
+              energy and performance index against the boost, per duty
+              cycle, SchedTune and uclamp.min side by side
 
 Usage: plot.py DIR
 """
@@ -65,12 +69,41 @@ def plot_peers(data, path):
     plt.close(fig)
 
 
+def plot_effect(data, path):
+    rows = data['rows']
+    duties = sorted({r['duty'] for r in rows})
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+    for i, duty in enumerate(duties):
+        color = f'C{i}'
+        for knob, style in (('schedtune', '-'), ('uclamp', '--')):
+            rs = sorted((r for r in rows if r['duty'] == duty and r['knob'] == knob),
+                        key=lambda r: r['boost'])
+            if not rs:
+                continue
+            label = f'{duty} %, ' + ('SchedTune boost' if knob == 'schedtune' else 'uclamp.min')
+            axes[0].plot([r['boost'] for r in rs], [r['energy_pct'] for r in rs],
+                         style, color=color, marker='o', label=label)
+            axes[1].plot([r['boost'] for r in rs], [r['perf'] for r in rs],
+                         style, color=color, marker='o', label=label)
+    axes[0].set_ylabel('energy per activation, % over boost 0')
+    axes[1].set_ylabel('performance index (1 = highest OPP)')
+    for ax in axes:
+        ax.set_xlabel('boost (uclamp.min: the value matched to it)')
+        ax.grid(True, alpha=0.3)
+    axes[1].legend(fontsize=7)
+    fig.suptitle('rt-app, 2 ms period: modelled from the request trace')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     d = sys.argv[1]
     made = []
-    for name, fn in (('scale', plot_scale), ('peers', plot_peers)):
+    for name, fn in (('scale', plot_scale), ('peers', plot_peers),
+                     ('kernel-effect', plot_effect)):
         src = os.path.join(d, name + '.json')
         if not os.path.exists(src):
             continue

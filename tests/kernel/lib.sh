@@ -299,6 +299,7 @@ qemu_base=(qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 4 -m 2G
 asym_dtb() {
 	local dtb=$out/virt-asym.dtb
 	if [ ! -f "$dtb" ]; then
+		mkdir -p "$out"
 		# The same machine as the boot, or the DTB would not match it.
 		"${qemu_base[@]}" -M dumpdtb="$out/virt.dtb" \
 			> "$out/dumpdtb.log" 2>&1 ||

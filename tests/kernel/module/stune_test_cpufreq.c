@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-// SPDX-License-Identifier: GPL-2.0
 /*
  * Test cpufreq driver for the SchedTune tests on QEMU virt.
  *
@@ -31,6 +30,26 @@
  * light task is cheapest on a small CPU, and one whose boost takes its CPU
  * to the highest OPP is cheapest on a big CPU, if the energy estimate
  * prices the boost.
+ *
+ * Two parameters serve the effect benchmark (tests/bench/bench-kernel),
+ * which models time and energy from the trace of requests:
+ *
+ * - cmos_power=1 registers a CMOS-like model instead: power = C f V^2, the
+ *   voltage rising from 0.75 V at the lowest OPP to 1.1 V at the highest,
+ *   a small CPU drawing a quarter of a big one's power at the same
+ *   frequency. Work costs 2.2 times as much energy at the highest OPP as
+ *   at the lowest, as on real CPUs, so that a boost has a price.
+ *
+ * - qemu_speed=1 makes the scheduler's signals count what QEMU really runs:
+ *   every emulated CPU executes at one speed whatever its frequency and
+ *   capacity, so a task that is busy a quarter of the time does the work of
+ *   a quarter of a big CPU at its highest OPP. Frequency invariance would
+ *   shrink that by f / fmax (and capacity invariance by capacity / 1024),
+ *   although the work took no longer; a periodic task's utilization would
+ *   then fall with the frequency it causes, down to the lowest OPP. This
+ *   registers a frequency-scale source whose factor is 1024 * 1024 /
+ *   capacity on every CPU, so that utilization is the work, in the units
+ *   a real CPU's invariant signals would give it.
  */
 
 #include <linux/arch_topology.h>
@@ -62,6 +81,14 @@ MODULE_PARM_DESC(initial_khz, "frequency each CPU starts at, in kHz");
 static unsigned int rate_limit_us = 10000;
 module_param(rate_limit_us, uint, 0444);
 MODULE_PARM_DESC(rate_limit_us, "schedutil's rate limit (transition_delay_us)");
+
+static bool cmos_power;
+module_param(cmos_power, bool, 0444);
+MODULE_PARM_DESC(cmos_power, "register a CMOS-like energy model (P = C f V^2)");
+
+static bool qemu_speed;
+module_param(qemu_speed, bool, 0444);
+MODULE_PARM_DESC(qemu_speed, "signals count work at the speed QEMU runs, not at the requested frequency");
 
 /* Per CPU: its frequency, and the utilization behind its last request. */
 struct stune_test_cpu {
@@ -171,14 +198,37 @@ static const unsigned long stune_test_cost_small[STUNE_TEST_NR_OPPS] = {
 	100, 101, 102, 103, 104, 105, 150, 400, 1500, 5000,
 };
 
+/*
+ * cmos_power: microwatts at the highest OPP of a big and of a small CPU,
+ * and the voltage in millivolts at the lowest and the highest OPP.
+ */
+#define STUNE_TEST_CMOS_BIG_UW		1000000UL
+#define STUNE_TEST_CMOS_SMALL_UW	250000UL
+#define STUNE_TEST_CMOS_MIN_MV		750UL
+#define STUNE_TEST_CMOS_MAX_MV		1100UL
+
+/* P = Pmax * f / fmax * (V / Vmax)^2 at OPP i, V linear in i. */
+static unsigned long stune_test_cmos_power(bool small, int i)
+{
+	unsigned long pmax = small ? STUNE_TEST_CMOS_SMALL_UW :
+				     STUNE_TEST_CMOS_BIG_UW;
+	unsigned long mv = STUNE_TEST_CMOS_MIN_MV +
+			   (STUNE_TEST_CMOS_MAX_MV - STUNE_TEST_CMOS_MIN_MV) *
+			   i / (STUNE_TEST_NR_OPPS - 1);
+
+	return pmax * (i + 1) / STUNE_TEST_NR_OPPS * mv / STUNE_TEST_CMOS_MAX_MV *
+	       mv / STUNE_TEST_CMOS_MAX_MV;
+}
+
 static int stune_test_active_power(struct device *dev, unsigned long *power,
 				   unsigned long *khz)
 {
+	bool small = topology_get_cpu_scale(dev->id) < SCHED_CAPACITY_SCALE;
 	const unsigned long *cost = stune_test_cost_big;
 	unsigned long f;
 	int i;
 
-	if (topology_get_cpu_scale(dev->id) < SCHED_CAPACITY_SCALE)
+	if (small)
 		cost = stune_test_cost_small;
 	for (i = 0; i < STUNE_TEST_NR_OPPS; i++) {
 		f = (i + 1) * STUNE_TEST_KHZ_STEP;
@@ -188,8 +238,11 @@ static int stune_test_active_power(struct device *dev, unsigned long *power,
 	if (i == STUNE_TEST_NR_OPPS)
 		return -EINVAL;
 	*khz = f;
-	/* power = cost * f / fmax, scaled up so that no cost rounds away */
-	*power = cost[i] * (i + 1) * 100;
+	if (cmos_power)
+		*power = stune_test_cmos_power(small, i);
+	else
+		/* power = cost * f / fmax, scaled so that no cost rounds away */
+		*power = cost[i] * (i + 1) * 100;
 	return 0;
 }
 
@@ -218,6 +271,43 @@ static struct cpufreq_driver stune_test_driver = {
 	.get		= stune_test_get,
 	.register_em	= stune_test_register_em,
 };
+
+/*
+ * qemu_speed: utilization counts work at QEMU's one speed. The factor is
+ * constant; the tick writes it again, as a counter-based source would.
+ */
+static void stune_test_speed_tick(void)
+{
+	int cpu = smp_processor_id();
+
+	this_cpu_write(arch_freq_scale, SCHED_CAPACITY_SCALE *
+		       SCHED_CAPACITY_SCALE / topology_get_cpu_scale(cpu));
+}
+
+static struct scale_freq_data stune_test_speed = {
+	.source		= SCALE_FREQ_SOURCE_CPPC,
+	.set_freq_scale	= stune_test_speed_tick,
+};
+
+static void stune_test_speed_start(void)
+{
+	int cpu;
+
+	if (!qemu_speed)
+		return;
+	/* With a source registered cpufreq no longer sets the factor. */
+	topology_set_scale_freq_source(&stune_test_speed, cpu_possible_mask);
+	for_each_possible_cpu(cpu)
+		per_cpu(arch_freq_scale, cpu) = SCHED_CAPACITY_SCALE *
+			SCHED_CAPACITY_SCALE / topology_get_cpu_scale(cpu);
+}
+
+static void stune_test_speed_stop(void)
+{
+	if (qemu_speed)
+		topology_clear_scale_freq_source(SCALE_FREQ_SOURCE_CPPC,
+						 cpu_possible_mask);
+}
 
 static int stune_test_req_show(struct seq_file *m, void *v)
 {
@@ -256,12 +346,14 @@ static int __init stune_test_cpufreq_init(void)
 				    per_cpu_ptr(&stune_test_cpus, cpu),
 				    &stune_test_req_fops);
 	}
+	stune_test_speed_start();
 	ret = cpufreq_register_driver(&stune_test_driver);
 	if (ret)
 		goto err_est;
 	return 0;
 
 err_est:
+	stune_test_speed_stop();
 	debugfs_remove_recursive(stune_test_dir);
 	unregister_trace_sched_util_est_cfs_tp(stune_test_cfs_util, NULL);
 err_pelt:
@@ -274,6 +366,7 @@ module_init(stune_test_cpufreq_init);
 static void __exit stune_test_cpufreq_exit(void)
 {
 	cpufreq_unregister_driver(&stune_test_driver);
+	stune_test_speed_stop();
 	debugfs_remove_recursive(stune_test_dir);
 	unregister_trace_sched_util_est_cfs_tp(stune_test_cfs_util, NULL);
 	unregister_trace_pelt_cfs_tp(stune_test_cfs_util, NULL);
