@@ -6,6 +6,9 @@
               processes, log-log (a slope of 1 is linear growth)
   peers.png   round trip and time until applied, median and p99, of
               boostd's, GameMode's and power-profiles-daemon's requests
+  kernel-response.png
+              the wakeup -> highest-frequency request distribution of each
+              kernel and knob (stacked share of the wakeups per bin)
   kernel-effect.png
               the rt-app effect table (modelled from the request trace):
               energy and performance index against the boost, per duty
@@ -69,6 +72,33 @@ def plot_peers(data, path):
     plt.close(fig)
 
 
+RESPONSE_BINS = ['<100 µs', '100-200 µs', '200-500 µs', '0.5-1 ms', '1-5 ms',
+                 '5-10 ms', '≥10 ms', 'none before the next wakeup']
+
+
+def plot_response(rows, path):
+    rows = [r for r in rows if r.get('hist')]
+    labels = [f"{r['kernel']}\n{r['what']}" for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 0.55 * len(rows) + 1.8))
+    left = [0.0] * len(rows)
+    cmap = plt.get_cmap('RdYlGn_r')
+    for i, name in enumerate(RESPONSE_BINS):
+        share = [100.0 * r['hist'][i] / sum(r['hist']) if sum(r['hist']) else 0.0
+                 for r in rows]
+        color = 'lightgrey' if i == len(RESPONSE_BINS) - 1 else cmap(i / (len(RESPONSE_BINS) - 2))
+        ax.barh(range(len(rows)), share, left=left, color=color, label=name)
+        left = [a + b for a, b in zip(left, share)]
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel('% of wakeups: waking -> request for the highest frequency (guest trace time)')
+    ax.set_title('Wakeup response of a boosted task, 10 ms rate limit')
+    ax.legend(fontsize=7, ncol=4, loc='upper center', bbox_to_anchor=(0.5, -0.25))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def plot_effect(data, path):
     rows = data['rows']
     duties = sorted({r['duty'] for r in rows})
@@ -103,7 +133,7 @@ def main():
     d = sys.argv[1]
     made = []
     for name, fn in (('scale', plot_scale), ('peers', plot_peers),
-                     ('kernel-effect', plot_effect)):
+                     ('kernel-response', plot_response), ('kernel-effect', plot_effect)):
         src = os.path.join(d, name + '.json')
         if not os.path.exists(src):
             continue
