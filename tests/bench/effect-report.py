@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The seed's rt-app table, modelled from the trace of requests.
 
-  effect-report.py [--quick] --json FILE --boosts B,.. --uclamp U,.. DIR...
+  effect-report.py [--quick] --json FILE --boosts B,.. DIR...
 
 Each DIR is what tests/bench/guest/effect wrote: em.txt (the energy
 model's OPPs and power, each CPU's capacity) and
-KNOB-DUTY-SETTING-N.trace.gz (sched_switch and cpu_frequency of one
-rt-app run: one thread stbN pinned on CPU N, 2 ms period).
+KNOB-DUTY-BOOST-N.trace.gz (sched_switch and cpu_frequency of one
+rt-app run: one thread stbN pinned on CPU N, 2 ms period) and, for
+uclamp.min, settings.txt (the clamp chosen for each boost).
 
 QEMU runs every CPU at one speed whatever frequency is requested, and the
 guest's signals count the work at that speed (the test driver's
@@ -20,19 +21,26 @@ requested while it ran, as a driver with an OPP table would apply them
   time   = sum of w * (1024 / capacity) * (fmax / f_opp)
   energy = sum of time * power(f_opp)       (idle power not counted)
 
-per activation (from the thread's wakeup to its sleep). The duty cycle's
+per activation: the thread's running time from its switch-in to its
+sleep (S or D; its exit is not an activation), preemptions included. The duty cycle's
 work is what the thread really ran: rt-app's busy loop overshoots its
 "runtime" by about a tenth of a millisecond, so the measured duty is
 shown beside the nominal one. Performance index
 per activation, as rt-app's slack against the best case, as in EAS's
 RFCs: (period - time) / (period - time at fmax): 1 is as fast as the
-CPU's highest OPP, 0 finishes at the deadline, below 0 is late. The
+CPU's highest OPP, 0 finishes at the deadline, below 0 is late; an
+activation whose time at fmax is the whole period has none and is
+counted apart. Energy is reported per ms of work (the work differs a
+little from run to run, rt-app's busy loop overshooting). MHz and the
+share at the highest OPP are weighted by guest running time. The
 first 0.5 s of each run (PELT settling) is left out.
 
 Prints the Markdown tables; writes every figure to the JSON file. With
 --quick, fails (exit 1) unless each run has activations, boost 100 keeps
 every CPU at its highest OPP for 95 % of the activations' time, and
-boost 100 costs more energy and performs better than boost 0.
+boost 100 costs more energy per unit of work, performs at least as well
+as boost 0 and raises the big CPU's OPP (unless boost 0 already ran at
+the highest); a full run prints the same errors and exits 0.
 """
 
 import argparse
@@ -95,10 +103,25 @@ class Task:
         self.act[6] += w * f
 
 
+def initial_khz(path):
+    """Each CPU's request at the start, from the bench-start marker (read
+    before tracing started)."""
+    with gzip.open(path, 'rt', errors='replace') as f:
+        for line in f:
+            if 'bench-start' in line:
+                w = line.split('bench-start', 1)[1].split()
+                return {int(c[3:]): int(v) for c, v in (kv.split('=') for kv in w[1:])}
+    sys.exit(f'{path}: no bench-start marker')
+
+
 def model(path, em, cpu_of_run):
-    tasks = {cpu_of_run: Task(cpu_of_run, *em[cpu_of_run])}
-    khz = {}
+    """The activations of stbN on CPU N after the warm-up, summed up; the
+    errors found in the trace."""
+    task = Task(cpu_of_run, *em[cpu_of_run])
+    me = f'stb{cpu_of_run}'
+    khz = initial_khz(path)
     start = end = None
+    errors = []
     with gzip.open(path, 'rt', errors='replace') as f:
         for line in f:
             m = EV.search(line)
@@ -109,56 +132,58 @@ def model(path, em, cpu_of_run):
                 w = rest.split()
                 if w[0] == 'bench-start':
                     start = ts
-                    for kv in w[2:]:
-                        c, v = kv.split('=')
-                        khz[int(c[3:])] = int(v)
                 elif w[0] == 'bench-end':
                     end = ts
-                continue
-            if start is None:
-                continue
-            if ev == 'cpu_frequency':
+            elif ev == 'cpu_frequency':
                 fm = FREQ.match(rest)
                 c, k = int(fm.group(2)), int(fm.group(1))
-                task = tasks.get(c)
-                if task and task.run_from is not None:
+                if c == cpu_of_run and task.run_from is not None:
                     task.piece(task.run_from, ts, khz[c])
                     task.run_from = ts
                 khz[c] = k
-            elif ev == 'sched_switch':
+            elif ev == 'sched_switch' and start is not None and end is None:
                 sm = SW.match(rest)
                 prev, state, nxt = sm.group(1), sm.group(2), sm.group(3)
-                task = tasks.get(cpu)
-                if task is None:
+                if cpu != cpu_of_run:
+                    if me in (prev, nxt) and ts >= start + SKIP_S:
+                        errors.append(f'{path}: {me} ran on CPU {cpu}')
                     continue
-                if prev == f'stb{cpu}' and task.run_from is not None:
+                if prev == me and task.run_from is not None:
                     task.piece(task.run_from, ts, khz[cpu])
                     task.run_from = None
-                    if not state.startswith('R') and task.act is not None:
+                    if state[0] in 'SD' and task.act is not None:
                         task.acts.append(task.act)
                         task.act = None
-                if nxt == f'stb{cpu}':
+                    elif not state.startswith('R'):
+                        # exiting (X, Z): rt-app's teardown, not an activation
+                        task.act = None
+                if nxt == me:
                     task.run_from = ts
                     if task.act is None:
                         task.act = [ts, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     if start is None or end is None:
         sys.exit(f'{path}: no bench-start or bench-end marker')
-    task = tasks[cpu_of_run]
     acts = [a for a in task.acts if a[0] >= start + SKIP_S]
     if not acts:
-        return None
+        return None, errors + [f'{path}: no activation']
     n = len(acts)
     wall = sum(a[4] for a in acts)
+    # An activation whose work takes the whole period even at fmax has no
+    # performance index (its slack at fmax is nil); counted apart.
+    feasible = [a for a in acts if a[2] < PERIOD_US]
     return {
         'activations': n,
+        'infeasible': n - len(feasible),
         'work_us': wall / n,
         'time_us': sum(a[1] for a in acts) / n,
         'energy_uj': sum(a[3] for a in acts) / n,
-        'perf': sum((PERIOD_US - a[1]) / (PERIOD_US - a[2]) for a in acts) / n,
+        'uj_per_ms': sum(a[3] for a in acts) / (wall / 1000) if wall else 0.0,
+        'perf': (sum((PERIOD_US - a[1]) / (PERIOD_US - a[2]) for a in feasible) / len(feasible)
+                 if feasible else float('nan')),
         'late': sum(1 for a in acts if a[1] > PERIOD_US) / n,
         'top': sum(a[5] for a in acts) / wall if wall else 0.0,
         'mhz': sum(a[6] for a in acts) / wall / 1000 if wall else 0.0,
-    }
+    }, errors
 
 
 def summary(cpus):
@@ -168,6 +193,7 @@ def summary(cpus):
     return {
         'duty_measured': sum(v['work_us'] for v in ok) / len(ok) / PERIOD_US * 100 if ok else 0.0,
         'energy_uj': sum(v['energy_uj'] for v in ok),
+        'uj_per_ms': sum(v['uj_per_ms'] for v in ok),
         'perf': sum(v['perf'] for v in ok) / len(ok) if ok else 0.0,
         'late': sum(v['late'] for v in ok) / len(ok) if ok else 0.0,
         'mhz_big': sum(v['mhz'] for v in big) / len(big) if big else 0.0,
@@ -185,39 +211,50 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--json', required=True)
     ap.add_argument('--boosts', required=True)
-    ap.add_argument('--uclamp', required=True)
     ap.add_argument('dirs', nargs='+')
     a = ap.parse_args()
     boosts = [int(x) for x in a.boosts.split(',')]
-    uclamp = [int(x) for x in a.uclamp.split(',')]
-    knob_settings = {'schedtune': boosts, 'uclamp': uclamp}
 
     runs = {}
     em = None
+    errors = []
+    setting = {('schedtune', b): b for b in boosts}
     for d in a.dirs:
         em = read_em(os.path.join(d, 'em.txt'))
+        sf = os.path.join(d, 'settings.txt')
+        if os.path.exists(sf):
+            with open(sf) as f:
+                for line in f:
+                    knob, b, v = line.split()
+                    setting[(knob, int(b))] = int(v)
         for p in sorted(glob.glob(os.path.join(d, '*.trace.gz'))):
-            knob, duty, setting, cpu = os.path.basename(p)[:-len('.trace.gz')].split('-')
-            runs.setdefault((knob, int(duty), int(setting)), {})[int(cpu)] = \
-                model(p, em, int(cpu))
+            knob, duty, b, cpu = os.path.basename(p)[:-len('.trace.gz')].split('-')
+            r, e = model(p, em, int(cpu))
+            errors += e
+            runs.setdefault((knob, int(duty), int(b)), {})[int(cpu)] = r
     duties = sorted({k[1] for k in runs})
-    errors = []
     table = []
     for knob in ('schedtune', 'uclamp'):
         for duty in duties:
-            base = runs.get((knob, duty, knob_settings[knob][0]))
-            for b, s in zip(boosts, knob_settings[knob]):
-                r = runs.get((knob, duty, s))
+            base = runs.get((knob, duty, boosts[0]))
+            if base is None:
+                errors.append(f'no run {knob}-{duty}-{boosts[0]}: no baseline')
+                continue
+            for b in boosts:
+                r = runs.get((knob, duty, b))
                 if r is None:
-                    errors.append(f'no run {knob}-{duty}-{s}')
+                    errors.append(f'no run {knob}-{duty}-{b}')
                     continue
                 for c, v in r.items():
                     if v is None or v['activations'] < 100:
-                        errors.append(f'{knob}-{duty}-{s}: CPU {c} has too few activations')
-                sm, sb = summary(r), summary(base)
-                table.append({'knob': knob, 'duty': duty, 'boost': b, 'setting': s,
-                              **sm, 'energy_pct': pct(sm['energy_uj'], sb['energy_uj']),
-                              'perf_pct': pct(sm['perf'], sb['perf']), 'cpus': r})
+                        errors.append(f'{knob}-{duty}-{b}: CPU {c} has too few activations')
+                        break
+                else:
+                    sm, sb = summary(r), summary(base)
+                    table.append({'knob': knob, 'duty': duty, 'boost': b,
+                                  'setting': setting.get((knob, b), -1), **sm,
+                                  'energy_pct': pct(sm['uj_per_ms'], sb['uj_per_ms']),
+                                  'perf_pct': pct(sm['perf'], sb['perf']), 'cpus': r})
 
     def row(knob, duty, b):
         return next((t for t in table if (t['knob'], t['duty'], t['boost']) == (knob, duty, b)),
@@ -228,15 +265,17 @@ def main():
           'asymmetric boot, the test driver\'s CMOS-like energy model (200-2000 MHz '
           'in 10 OPPs; work costs 2.2 times as much energy at the highest OPP as at '
           'the lowest). Duty: work per period at the highest OPP of a big CPU, '
-          'nominal (measured). Energy: per activation of the two threads, idle not '
-          'counted. Perf index: mean over activations of (period - time) / '
-          '(period - time at fmax), 1 = as fast as the highest OPP. MHz: the OPP '
-          'in force while the thread ran. SchedTune: the thread in a schedtune '
-          'group of that boost (the series); uclamp.min: per task, on 6.1 without '
-          'the series, at the value that gives the middle duty cycle\'s thread '
-          'on the big CPU the request the boost gives it (no clamp at boost 0).')
+          'nominal (measured). Energy: per ms of work, of the big and the little '
+          'CPU\'s thread together; idle not counted. Perf index: mean over '
+          'activations of (period - time) / (period - time at fmax), 1 = as fast '
+          'as the highest OPP. MHz: the OPP in force while the thread ran, '
+          'weighted by its guest running time. SchedTune: the thread in a '
+          'schedtune group of that boost (the series); uclamp.min: per task, on '
+          '6.1 without the series, at the value that gives the middle duty '
+          'cycle\'s thread on the big CPU the request the boost gives it, from '
+          'its utilization measured with no clamp (no clamp at boost 0).')
     print()
-    print('| duty | boost | knob | setting | energy µJ | ΔE % | perf index | ΔPerf % '
+    print('| duty | boost | knob | setting | energy µJ/ms | ΔE % | perf index | ΔPerf % '
           '| big MHz | little MHz | late % |')
     print('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|')
     for duty in duties:
@@ -245,7 +284,7 @@ def main():
                 t = row(knob, duty, b)
                 if t is None:
                     continue
-                print(f"| {duty} % ({t['duty_measured']:.1f} %) | {b} | {knob} | {t['setting']} | {t['energy_uj']:.1f} "
+                print(f"| {duty} % ({t['duty_measured']:.1f} %) | {b} | {knob} | {t['setting']} | {t['uj_per_ms']:.1f} "
                       f"| {t['energy_pct']:+.1f} | {t['perf']:.3f} | {t['perf_pct']:+.1f} "
                       f"| {t['mhz_big']:.0f} | {t['mhz_little']:.0f} | {100 * t['late']:.1f} |")
     print()
@@ -256,7 +295,7 @@ def main():
         for duty in duties:
             rs = [row(knob, duty, b) for b in boosts]
             rs = [r for r in rs if r]
-            e = all(y['energy_uj'] >= x['energy_uj'] * 0.99 for x, y in zip(rs, rs[1:]))
+            e = all(y['uj_per_ms'] >= x['uj_per_ms'] * 0.99 for x, y in zip(rs, rs[1:]))
             p = all(y['perf'] >= x['perf'] - 0.01 for x, y in zip(rs, rs[1:]))
             mono[f'{knob}-{duty}'] = {'energy': e, 'perf': p}
     print('Monotonic in the setting (no step below the one before by more than '
@@ -299,14 +338,23 @@ def main():
                 if v < 0.95:
                     errors.append(f'boost 100, duty {d} %: CPU {c} at its highest OPP '
                                   f'only {100 * v:.1f} % of the time')
+    # A boost that does nothing must fail here: boost 100 costs more energy
+    # per unit of work and performs at least as well as boost 0, and it
+    # raises the big CPU's OPP unless boost 0 already ran at the highest.
     for duty in duties:
         t0, t1 = row('schedtune', duty, boosts[0]), row('schedtune', duty, boosts[-1])
-        if t0 and t1 and not (t1['energy_uj'] > t0['energy_uj'] and t1['perf'] >= t0['perf']):
-            errors.append(f'duty {duty} %: boost {boosts[-1]} neither costs more energy '
-                          f'nor performs better than boost {boosts[0]}')
+        if not (t0 and t1):
+            continue
+        if not (t1['uj_per_ms'] > t0['uj_per_ms'] and t1['perf'] >= t0['perf']):
+            errors.append(f'duty {duty} %: boost {boosts[-1]} does not cost more energy '
+                          f'and perform at least as well as boost {boosts[0]}')
+        if t0['cpus'][0]['top'] < 0.95 and not t1['mhz_big'] > t0['mhz_big']:
+            errors.append(f'duty {duty} %: boost {boosts[-1]} does not raise the big '
+                          f'CPU above boost {boosts[0]}\'s {t0["mhz_big"]:.0f} MHz')
 
     with open(a.json, 'w') as f:
         json.dump({'rows': table, 'monotonic': mono, 'top': top, 'em': em,
+                   'settings': {f'{k}-{b}': v for (k, b), v in setting.items()},
                    'errors': errors}, f, indent=1)
     for e in errors:
         print(f'effect: {e}', file=sys.stderr)

@@ -115,7 +115,7 @@ def plot_effect(data, path):
                          style, color=color, marker='o', label=label)
             axes[1].plot([r['boost'] for r in rs], [r['perf'] for r in rs],
                          style, color=color, marker='o', label=label)
-    axes[0].set_ylabel('energy per activation, % over boost 0')
+    axes[0].set_ylabel('energy per unit of work, % over boost 0')
     axes[1].set_ylabel('performance index (1 = highest OPP)')
     for ax in axes:
         ax.set_xlabel('boost (uclamp.min: the value matched to it)')

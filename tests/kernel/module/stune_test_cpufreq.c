@@ -10,7 +10,7 @@
  * boost of 10 from 0 and 75 from 100. Frequencies are bookkeeping only: the
  * emulated CPU runs at the same speed whatever is "set" here, but
  * scaling_cur_freq shows the request and the frequency invariance of the
- * scheduler's signals follows it.
+ * scheduler's signals follows it (unless qemu_speed=1, below).
  *
  * For each CPU it also keeps the root CFS runqueue's util_avg and
  * util_est as the scheduler's PELT and util_est tracepoints last reported
@@ -38,7 +38,10 @@
  *   voltage rising from 0.75 V at the lowest OPP to 1.1 V at the highest,
  *   a small CPU drawing a quarter of a big one's power at the same
  *   frequency. Work costs 2.2 times as much energy at the highest OPP as
- *   at the lowest, as on real CPUs, so that a boost has a price.
+ *   at the lowest, as on real CPUs, so that a boost has a price. Requests
+ *   then resolve up to the next of the model's OPPs, as with a driver
+ *   that has a frequency table, so that schedutil (and its rate limit)
+ *   sees the frequencies the model prices.
  *
  * - qemu_speed=1 makes the scheduler's signals count what QEMU really runs:
  *   every emulated CPU executes at one speed whatever its frequency and
@@ -162,6 +165,20 @@ static unsigned int stune_test_get(unsigned int cpu)
 	return READ_ONCE(per_cpu(stune_test_cpus, cpu).khz);
 }
 
+/*
+ * cmos_power: a frequency table of the model's OPPs. The core resolves
+ * each request to the lowest OPP at or above it, and only a new OPP
+ * counts as a change for schedutil's rate limit.
+ */
+static struct cpufreq_frequency_table stune_test_table[STUNE_TEST_NR_OPPS + 1];
+
+static int stune_test_target_index(struct cpufreq_policy *policy,
+				   unsigned int index)
+{
+	stune_test_set(policy, policy->freq_table[index].frequency);
+	return 0;
+}
+
 static int stune_test_verify(struct cpufreq_policy_data *policy)
 {
 	cpufreq_verify_within_cpu_limits(policy);
@@ -178,6 +195,8 @@ static int stune_test_init(struct cpufreq_policy *policy)
 	policy->cpuinfo.transition_latency = 100 * NSEC_PER_USEC;
 	policy->transition_delay_us = rate_limit_us;
 	policy->fast_switch_possible = true;
+	if (cmos_power)
+		policy->freq_table = stune_test_table;
 	policy->cur = stune_test_set(policy, clamp(initial_khz,
 						   STUNE_TEST_MIN_KHZ,
 						   STUNE_TEST_MAX_KHZ));
@@ -250,9 +269,10 @@ static void stune_test_register_em(struct cpufreq_policy *policy)
 {
 	struct em_data_callback em_cb = EM_DATA_CB(stune_test_active_power);
 
+	/* The CMOS-like model's powers are in microwatts. */
 	em_dev_register_perf_domain(get_cpu_device(policy->cpu),
 				    STUNE_TEST_NR_OPPS, &em_cb,
-				    policy->related_cpus, false);
+				    policy->related_cpus, cmos_power);
 }
 
 static int stune_test_exit(struct cpufreq_policy *policy)
@@ -284,6 +304,11 @@ static void stune_test_speed_tick(void)
 		       SCHED_CAPACITY_SCALE / topology_get_cpu_scale(cpu));
 }
 
+/*
+ * Registered as the CPPC source, which QEMU's virt machine has not. An
+ * architectural (AMU) source would take precedence on the CPUs it covers;
+ * the emulated cortex-a57 has none.
+ */
 static struct scale_freq_data stune_test_speed = {
 	.source		= SCALE_FREQ_SOURCE_CPPC,
 	.set_freq_scale	= stune_test_speed_tick,
@@ -304,9 +329,15 @@ static void stune_test_speed_start(void)
 
 static void stune_test_speed_stop(void)
 {
-	if (qemu_speed)
-		topology_clear_scale_freq_source(SCALE_FREQ_SOURCE_CPPC,
-						 cpu_possible_mask);
+	int cpu;
+
+	if (!qemu_speed)
+		return;
+	topology_clear_scale_freq_source(SCALE_FREQ_SOURCE_CPPC,
+					 cpu_possible_mask);
+	/* cpufreq sets it again at its next frequency change. */
+	for_each_possible_cpu(cpu)
+		per_cpu(arch_freq_scale, cpu) = SCHED_CAPACITY_SCALE;
 }
 
 static int stune_test_req_show(struct seq_file *m, void *v)
@@ -329,7 +360,7 @@ DEFINE_SHOW_ATTRIBUTE(stune_test_req);
 static int __init stune_test_cpufreq_init(void)
 {
 	char name[16];
-	int cpu, ret;
+	int cpu, ret, i;
 
 	for_each_possible_cpu(cpu)
 		seqcount_init(&per_cpu(stune_test_cpus, cpu).req_seq);
@@ -347,6 +378,12 @@ static int __init stune_test_cpufreq_init(void)
 				    &stune_test_req_fops);
 	}
 	stune_test_speed_start();
+	if (cmos_power) {
+		for (i = 0; i < STUNE_TEST_NR_OPPS; i++)
+			stune_test_table[i].frequency = (i + 1) * STUNE_TEST_KHZ_STEP;
+		stune_test_table[i].frequency = CPUFREQ_TABLE_END;
+		stune_test_driver.target_index = stune_test_target_index;
+	}
 	ret = cpufreq_register_driver(&stune_test_driver);
 	if (ret)
 		goto err_est;
