@@ -82,8 +82,8 @@ def opp_of(table, khz):
 
 
 class Task:
-    def __init__(self, cpu, cap, table):
-        self.cpu, self.cap, self.table = cpu, cap, table
+    def __init__(self, cap, table):
+        self.cap, self.table = cap, table
         self.fmax = table[-1][0]
         self.run_from = None        # running since (s)
         self.act = None             # [start, time_us, top_us, energy_uJ, wall_us, top_wall_us, khz_wall]
@@ -117,7 +117,7 @@ def initial_khz(path):
 def model(path, em, cpu_of_run):
     """The activations of stbN on CPU N after the warm-up, summed up; the
     errors found in the trace."""
-    task = Task(cpu_of_run, *em[cpu_of_run])
+    task = Task(*em[cpu_of_run])
     me = f'stb{cpu_of_run}'
     khz = initial_khz(path)
     start = end = None
@@ -192,13 +192,11 @@ def summary(cpus):
     little = [v for c, v in cpus.items() if v and c >= 2]
     return {
         'duty_measured': sum(v['work_us'] for v in ok) / len(ok) / PERIOD_US * 100 if ok else 0.0,
-        'energy_uj': sum(v['energy_uj'] for v in ok),
         'uj_per_ms': sum(v['uj_per_ms'] for v in ok),
         'perf': sum(v['perf'] for v in ok) / len(ok) if ok else 0.0,
         'late': sum(v['late'] for v in ok) / len(ok) if ok else 0.0,
         'mhz_big': sum(v['mhz'] for v in big) / len(big) if big else 0.0,
         'mhz_little': sum(v['mhz'] for v in little) / len(little) if little else 0.0,
-        'top_min': min((v['top'] for v in ok), default=0.0),
     }
 
 
