@@ -256,11 +256,11 @@ static bool in_performance(Fixture *f, pid_t pid) {
 /* A child that names itself "ticker", as an exec of a program of that
  * name would. */
 static pid_t spawn_ticker(void) {
-        pid_t pid = fork();
+        pid_t parent = getpid(), pid = fork();
 
         assert_true(pid >= 0);
         if (pid == 0) {
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                child_setup(parent);
                 (void) prctl(PR_SET_NAME, "ticker");
                 for (;;)
                         pause();
@@ -470,15 +470,15 @@ static void rename_to_ticker(int sig) {
 }
 
 static pid_t spawn_renamer(void) {
+        pid_t parent = getpid(), pid;
         int p[2];
         char c;
-        pid_t pid;
 
         assert_int_equal(pipe(p), 0);
         pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                child_setup(parent);
                 (void) signal(SIGUSR1, rename_to_ticker);
                 (void) write(p[1], "", 1);
                 for (;;)
@@ -634,13 +634,13 @@ static void *thread_pause(void *userdata) {
  * (no event says so) it is forgotten. */
 static void test_seam_exit_of_the_main_thread(void **state) {
         Fixture *f = *state;
-        pid_t p = fork();
+        pid_t parent = getpid(), p = fork();
 
         assert_true(p >= 0);
         if (p == 0) {
                 pthread_t th;
 
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                child_setup(parent);
                 if (pthread_create(&th, NULL, thread_pause, NULL) != 0)
                         _exit(1);
                 pthread_exit(NULL);

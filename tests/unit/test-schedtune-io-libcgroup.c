@@ -71,13 +71,13 @@ static void *sleep_forever(void *arg) {
 
 /* A child with two threads, so a move must take both. */
 static pid_t spawn_threaded(void) {
-        pid_t pid = fork();
+        pid_t parent = getpid(), pid = fork();
 
         assert_true(pid >= 0);
         if (pid == 0) {
                 pthread_t t;
 
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                child_setup(parent);
                 if (pthread_create(&t, NULL, sleep_forever, NULL) != 0)
                         _exit(1);
                 sleep_forever(NULL);

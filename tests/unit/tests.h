@@ -133,43 +133,67 @@ static inline bool file_has_pid(const char *root, const char *rel, pid_t pid) {
         return false;
 }
 
-/* A child that sleeps until killed, and one that has exited. */
+/* A child that sleeps until killed, and one that has exited.
+ *
+ * A sleeper must never outlive the one that forked it: one left behind
+ * holds the test's output pipe open and the test runner waits for it
+ * until its timeout. So it asks for SIGKILL at its parent's death, then
+ * checks that the parent has not died already (the request is not
+ * retroactive: under valgrind the parent may be killed before the child
+ * has made it), and lets go of stdout and stderr. Every helper process a
+ * test forks starts with child_setup(). */
+static inline void child_setup(pid_t parent) {
+        int null;
+
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+                _exit(0);
+        null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0) {
+                (void) dup2(null, STDOUT_FILENO);
+                (void) dup2(null, STDERR_FILENO);
+                close(null);
+        }
+}
+
+static inline void sleeper_body(pid_t parent, int ready_fd) {
+        pid_t self = getpid();
+
+        child_setup(parent);
+        if (ready_fd >= 0 && write(ready_fd, &self, sizeof(self)) != sizeof(self))
+                _exit(1);
+        for (;;)
+                pause();
+}
+
 static inline pid_t spawn_sleeper(void) {
-        pid_t pid = fork();
+        pid_t parent = getpid(), pid = fork();
 
         assert_true(pid >= 0);
-        if (pid == 0) {
-                /* dies with the test, even when an assertion jumps out */
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                for (;;)
-                        pause();
-        }
+        if (pid == 0)
+                sleeper_body(parent, -1);
         return pid;
 }
 
 /* A sleeper with a sleeping child of its own (PID in *ret_child), which
- * dies with it. */
+ * dies with it. The child reports itself only once it is set to die with
+ * its parent. */
 static inline pid_t spawn_sleeper_family(pid_t *ret_child) {
+        pid_t parent = getpid(), pid;
         int fds[2];
-        pid_t pid;
 
         assert_int_equal(pipe(fds), 0);
         pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-                pid_t child;
+                pid_t self = getpid();
 
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                child = fork();
-                if (child == 0) {
-                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                        for (;;)
-                                pause();
-                }
-                if (write(fds[1], &child, sizeof(child)) != sizeof(child))
-                        _exit(1);
-                for (;;)
-                        pause();
+                close(fds[0]);
+                child_setup(parent);
+                if (fork() == 0)
+                        sleeper_body(self, fds[1]);
+                close(fds[1]);
+                sleeper_body(parent, -1);
         }
         close(fds[1]);
         assert_int_equal(read(fds[0], ret_child, sizeof(*ret_child)), sizeof(*ret_child));
