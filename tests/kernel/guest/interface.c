@@ -218,6 +218,99 @@ int test_cgroup_bad_writes(void)
 	return stune_reset();
 }
 
+/*
+ * schedtune.hold_us: on child groups only, 0 by default, 0..1000000;
+ * anything else fails with EINVAL and keeps the value in force.
+ */
+int test_cgroup_hold_range(void)
+{
+	static const char *const good[] = { "0", "1", "50000", "1000000\n", "7" };
+	static const char *const bad[] = {
+		"1000001", "-1", "abc", "\n", "4294967296", "50abc",
+	};
+	struct stune_view v;
+	const char *path = STUNE_MNT "/hold/schedtune.hold_us";
+	size_t i;
+	long val;
+	int err;
+
+	if (stune_reset())
+		return -1;
+	if (path_exists(STUNE_MNT "/schedtune.hold_us"))
+		return fail("root has a schedtune.hold_us");
+	if (mkdir(group_dir("hold"), 0755))
+		return fail("mkdir: %s", strerror(errno));
+	err = read_long(path, &val);
+	if (err || val != 0)
+		return fail("a new group's hold_us: %ld (%s), expected 0", val,
+			    strerror(-err));
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		err = write_file(path, good[i]);
+		if (err)
+			return fail("writing %s: %s", good[i], strerror(-err));
+		if (read_long(path, &val) || val != atol(good[i]))
+			return fail("wrote %s, read %ld", good[i], val);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = write_file_len(path, bad[i], strlen(bad[i]));
+		if (err != -EINVAL)
+			return fail("writing %s gave %s, not EINVAL", bad[i],
+				    err ? strerror(-err) : "success");
+		if (read_long(path, &val) || val != 7)
+			return fail("%ld after writing %s, not 7", val, bad[i]);
+	}
+	/* Beyond u64 the cgroup core's parser says ERANGE. */
+	err = write_file(path, "18446744073709551616");
+	if (err != -ERANGE && err != -EINVAL)
+		return fail("writing 2^64 gave %s", err ? strerror(-err) : "success");
+	if (read_long(path, &val) || val != 7)
+		return fail("%ld after writing 2^64, not 7", val);
+	if (stune_view_read(&v))
+		return -1;
+	if (!stune_view_group(&v, "hold") ||
+	    stune_view_group(&v, "hold")->hold_us != 7)
+		return fail("debugfs does not show hold_us=7 for the group");
+	return stune_reset();
+}
+
+/*
+ * schedtune.prefer_fit: on child groups only, 1 by default, 0 or 1;
+ * anything else fails with EINVAL and keeps the value in force.
+ */
+int test_cgroup_prefer_fit_range(void)
+{
+	static const char *const bad[] = { "2", "-1", "abc", "\n", "1x" };
+	const char *path = STUNE_MNT "/fit/schedtune.prefer_fit";
+	size_t i;
+	long val;
+	int err;
+
+	if (stune_reset())
+		return -1;
+	if (path_exists(STUNE_MNT "/schedtune.prefer_fit"))
+		return fail("root has a schedtune.prefer_fit");
+	if (mkdir(group_dir("fit"), 0755))
+		return fail("mkdir: %s", strerror(errno));
+	err = read_long(path, &val);
+	if (err)
+		return fail("read %s: %s", path, strerror(-err));
+	if (val != 1)
+		return fail("a new group's prefer_fit is %ld, expected 1", val);
+	if (write_file(path, "0") || read_long(path, &val) || val != 0)
+		return fail("prefer_fit 0 did not stick");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = write_file_len(path, bad[i], strlen(bad[i]));
+		if (err != -EINVAL)
+			return fail("writing %s gave %s, not EINVAL", bad[i],
+				    err ? strerror(-err) : "success");
+		if (read_long(path, &val) || val != 0)
+			return fail("%ld after writing %s, not 0", val, bad[i]);
+	}
+	if (write_file(path, "1\n") || read_long(path, &val) || val != 1)
+		return fail("prefer_fit 1 did not stick");
+	return stune_reset();
+}
+
 int test_cgroup_no_grandchild(void)
 {
 	if (stune_reset())

@@ -227,6 +227,32 @@ int group_get_boost(const char *name, long *ret)
 	return read_long(group_file(name, "schedtune.boost"), ret);
 }
 
+int group_set_hold(const char *name, long hold_us)
+{
+	char val[24];
+
+	snprintf(val, sizeof(val), "%ld", hold_us);
+	return write_file(group_file(name, "schedtune.hold_us"), val);
+}
+
+int group_get_hold(const char *name, long *ret)
+{
+	return read_long(group_file(name, "schedtune.hold_us"), ret);
+}
+
+/* The boost of @cpu in the debugfs view, read alone; -1 on error. */
+int cpu_boost_now(int cpu)
+{
+	static char buf[16384];
+	char key[32], *p;
+
+	if (read_file(STUNE_DEBUGFS, buf, sizeof(buf)) <= 0)
+		return -1;
+	snprintf(key, sizeof(key), "\ncpu%d boost=", cpu);
+	p = strstr(buf, key);
+	return p ? atoi(p + strlen(key)) : -1;
+}
+
 /*
  * Make a group (or reuse one of that name) with that boost. A slot freed
  * by an rmdir is free when rmdir returns, so no ENOSPC is retried.
@@ -356,6 +382,18 @@ int stune_view_read(struct stune_view *v)
 			if (n != nr_possible_cpus())
 				return fail("debugfs: %d counts for %d CPUs in '%s'",
 					    n, nr_possible_cpus(), line);
+			/* Root has no hold; a child has hold_us= and held=. */
+			g->hold_us = -1;
+			p = strstr(line, " hold_us=");
+			if (p && sscanf(p, " hold_us=%d", &g->hold_us) != 1)
+				return fail("debugfs: bad hold_us= in '%s'", line);
+			p = strstr(line, " held=");
+			if (p && parse_counts(p + 6, g->held, MAX_CPUS) !=
+				 nr_possible_cpus())
+				return fail("debugfs: bad held= in '%s'", line);
+			if (!strcmp(g->name, "/") != !p)
+				return fail("debugfs: held= %s in '%s'",
+					    p ? "on root" : "missing", line);
 			v->nr_groups++;
 			continue;
 		}

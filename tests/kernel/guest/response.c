@@ -621,6 +621,7 @@ int test_bench_response_uclamp(void)
 struct eas_shared {
 	int nr;
 	int cpu[EAS_PERIODS];
+	long khz[EAS_PERIODS];	/* its CPU's frequency at the end of each */
 };
 
 /* The kernel log says EAS started (after the energy model came). */
@@ -646,9 +647,11 @@ static bool eas_started(void)
 
 /*
  * A light periodic task (1 ms every 20 ms), allowed on every CPU, in a
- * group of that boost: which CPUs it ran on, after a warm-up.
+ * group of that boost: which CPUs it ran on, after a warm-up; *ret_sh, if
+ * not NULL, gets the record of each activation.
  */
-static int eas_run(int boost, int *on_big, int *total, pid_t *ret_pid)
+static int eas_run_shared(int boost, int *on_big, int *total, pid_t *ret_pid,
+			  struct eas_shared **ret_sh)
 {
 	struct eas_shared *sh = shared_alloc(sizeof(*sh));
 	struct timespec t0;
@@ -670,6 +673,7 @@ static int eas_run(int boost, int *on_big, int *total, pid_t *ret_pid)
 			sleep_until(&t0, (long)k * WR_PERIOD_US);
 			sh->cpu[k] = sched_getcpu();
 			spin_us(1000);
+			sh->khz[k] = cpu_cur_khz(sh->cpu[k]);
 			sh->nr = k + 1;
 		}
 		_exit(0);
@@ -683,7 +687,14 @@ static int eas_run(int boost, int *on_big, int *total, pid_t *ret_pid)
 		(*total)++;
 		*on_big += cpu_capacity(sh->cpu[k]) == 1024;
 	}
+	if (ret_sh)
+		*ret_sh = sh;
 	return 0;
+}
+
+static int eas_run(int boost, int *on_big, int *total, pid_t *ret_pid)
+{
+	return eas_run_shared(boost, on_big, total, ret_pid, NULL);
 }
 
 /*
@@ -739,6 +750,61 @@ int test_asym_eas_task_boost(void)
 			    big100, total100);
 	if (!est)
 		return fail("no energy estimate of a small CPU counted the task's boost");
+	return stune_reset();
+}
+
+/*
+ * Placement by the boosted utilization (schedtune.prefer_fit, on by
+ * default): the light task (about 5% of a big CPU) fits a small CPU
+ * (capacity 512) only while util + boost * (1024 - util) / 100 <= 512, so
+ * at boost 50 it goes big whatever the energy model says. With prefer_fit
+ * off the boost changes the frequency only: at boost 100 the task is
+ * placed as at boost 0, on a small CPU, which runs at its highest OPP.
+ */
+int test_asym_prefer_fit(void)
+{
+	int big0, total0, big50, total50, big100, total100, k, top = 0, small = 0;
+	struct eas_shared *sh;
+	struct opp_table t;
+	long v;
+	pid_t pid;
+
+	if (!eas_started())
+		return fail("the kernel log does not say \"starting EAS\"");
+	SETUP_OR_FAIL(stune_reset() || group_make("eas", 0) ||
+		      opp_table_read(2, &t));
+	if (read_long(STUNE_MNT "/eas/schedtune.prefer_fit", &v) || v != 1)
+		return fail("schedtune.prefer_fit of a new group is not 1");
+	if (eas_run(0, &big0, &total0, &pid))
+		return -1;
+	if (eas_run(50, &big50, &total50, &pid))
+		return -1;
+	SETUP_OR_FAIL(write_file(STUNE_MNT "/eas/schedtune.prefer_fit", "0"));
+	if (eas_run_shared(100, &big100, &total100, &pid, &sh))
+		return -1;
+	for (k = EAS_WARMUP; k < sh->nr; k++) {
+		if (cpu_capacity(sh->cpu[k]) == 1024)
+			continue;
+		small++;
+		top += sh->khz[k] == t.khz[t.nr - 1];
+	}
+	info("boost 0: %d of %d on a big CPU; boost 50: %d of %d; boost 100 with prefer_fit off: %d of %d, and %d of %d on a small CPU at its highest OPP",
+	     big0, total0, big50, total50, big100, total100, top, small);
+	if (total0 < EAS_PERIODS / 2 || total50 < EAS_PERIODS / 2 ||
+	    total100 < EAS_PERIODS / 2)
+		return fail("too few activations");
+	if (big0 > total0 / 5)
+		return fail("boost 0: %d of %d activations on a big CPU", big0,
+			    total0);
+	if (big50 < total50 * 4 / 5)
+		return fail("boost 50: only %d of %d activations on a big CPU",
+			    big50, total50);
+	if (big100 > total100 / 5)
+		return fail("boost 100, prefer_fit off: %d of %d activations on a big CPU",
+			    big100, total100);
+	if (top < small * 4 / 5)
+		return fail("boost 100, prefer_fit off: the small CPU at its highest OPP at only %d of %d activations",
+			    top, small);
 	return stune_reset();
 }
 

@@ -55,6 +55,8 @@ char *group_dir(const char *name);
 int group_make(const char *name, int boost);
 int group_set_boost(const char *name, int boost);
 int group_get_boost(const char *name, long *ret);
+int group_set_hold(const char *name, long hold_us);
+int group_get_hold(const char *name, long *ret);
 int group_join(const char *name, pid_t pid);
 /* The calling task's uclamp.min (0..1024), with sched_setattr(2). */
 int set_uclamp_min(int value);
@@ -66,6 +68,8 @@ struct stune_group_view {
 	char name[64];
 	int boost;
 	int tasks[MAX_CPUS];
+	int hold_us;		/* -1 for root, which has none */
+	int held[MAX_CPUS];	/* 1 while the group's hold is in force */
 };
 
 struct stune_view {
@@ -80,6 +84,7 @@ int stune_view_read(struct stune_view *v);
 const struct stune_group_view *stune_view_group(const struct stune_view *v,
 						const char *name);
 int wait_cpu_boost(int cpu, int boost, double timeout_s, int *ret_seen);
+int cpu_boost_now(int cpu);
 int expect_idle_view(const char *when);
 
 /* cpufreq of the test driver. */

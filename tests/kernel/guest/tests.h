@@ -53,5 +53,11 @@ int test_asym_eas_task_boost(void);
 int test_hotplug_counted(void);
 int test_pi_boosted_holder(void);
 int test_throttled_keeps_boost(void);
+int test_cgroup_hold_range(void);
+int test_cgroup_prefer_fit_range(void);
+int test_asym_prefer_fit(void);
+int test_hold_boost_window(void);
+int test_hold_periodic(void);
+int test_hold_then_plain(void);
 
 #endif
