@@ -14,7 +14,7 @@
 
 #define STUNE_MNT	"/dev/stune"
 #define STUNE_SYSCTL	"/proc/sys/kernel/sched_cfs_boost"
-#define STUNE_DEBUGFS	"/sys/kernel/debug/schedtune"
+#define STUNE_DEBUGFS	"/sys/kernel/debug/sched/schedtune"
 #define TRACEFS		"/sys/kernel/tracing"
 #define STUNE_MAX_GROUPS 16
 #define MAX_CPUS	8
