@@ -218,6 +218,26 @@ int test_cgroup_bad_writes(void)
 	return stune_reset();
 }
 
+/* Each of @bad fails with EINVAL and leaves @path at @keep. */
+static int expect_rejected(const char *path, const char *const *bad,
+			   size_t n, long keep)
+{
+	size_t i;
+	long val;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = write_file_len(path, bad[i], strlen(bad[i]));
+		if (err != -EINVAL)
+			return fail("%s: writing %s gave %s, not EINVAL", path,
+				    bad[i], err ? strerror(-err) : "success");
+		if (read_long(path, &val) || val != keep)
+			return fail("%s: %ld after writing %s, not %ld", path,
+				    val, bad[i], keep);
+	}
+	return 0;
+}
+
 /*
  * schedtune.hold_us: on child groups only, 0 by default, 0..1000000;
  * anything else fails with EINVAL and keeps the value in force.
@@ -251,14 +271,8 @@ int test_cgroup_hold_range(void)
 		if (read_long(path, &val) || val != atol(good[i]))
 			return fail("wrote %s, read %ld", good[i], val);
 	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err = write_file_len(path, bad[i], strlen(bad[i]));
-		if (err != -EINVAL)
-			return fail("writing %s gave %s, not EINVAL", bad[i],
-				    err ? strerror(-err) : "success");
-		if (read_long(path, &val) || val != 7)
-			return fail("%ld after writing %s, not 7", val, bad[i]);
-	}
+	if (expect_rejected(path, bad, sizeof(bad) / sizeof(bad[0]), 7))
+		return -1;
 	/* Beyond u64 the cgroup core's parser says ERANGE. */
 	err = write_file(path, "18446744073709551616");
 	if (err != -ERANGE && err != -EINVAL)
@@ -281,7 +295,6 @@ int test_cgroup_prefer_fit_range(void)
 {
 	static const char *const bad[] = { "2", "-1", "abc", "\n", "1x" };
 	const char *path = STUNE_MNT "/fit/schedtune.prefer_fit";
-	size_t i;
 	long val;
 	int err;
 
@@ -298,14 +311,8 @@ int test_cgroup_prefer_fit_range(void)
 		return fail("a new group's prefer_fit is %ld, expected 1", val);
 	if (write_file(path, "0") || read_long(path, &val) || val != 0)
 		return fail("prefer_fit 0 did not stick");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err = write_file_len(path, bad[i], strlen(bad[i]));
-		if (err != -EINVAL)
-			return fail("writing %s gave %s, not EINVAL", bad[i],
-				    err ? strerror(-err) : "success");
-		if (read_long(path, &val) || val != 0)
-			return fail("%ld after writing %s, not 0", val, bad[i]);
-	}
+	if (expect_rejected(path, bad, sizeof(bad) / sizeof(bad[0]), 0))
+		return -1;
 	if (write_file(path, "1\n") || read_long(path, &val) || val != 1)
 		return fail("prefer_fit 1 did not stick");
 	return stune_reset();

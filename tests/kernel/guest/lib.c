@@ -214,12 +214,17 @@ static char *group_file(const char *name, const char *file)
 	return p;
 }
 
+static int group_write_long(const char *name, const char *file, long v)
+{
+	char val[24];
+
+	snprintf(val, sizeof(val), "%ld", v);
+	return write_file(group_file(name, file), val);
+}
+
 int group_set_boost(const char *name, int boost)
 {
-	char val[16];
-
-	snprintf(val, sizeof(val), "%d", boost);
-	return write_file(group_file(name, "schedtune.boost"), val);
+	return group_write_long(name, "schedtune.boost", boost);
 }
 
 int group_get_boost(const char *name, long *ret)
@@ -229,15 +234,7 @@ int group_get_boost(const char *name, long *ret)
 
 int group_set_hold(const char *name, long hold_us)
 {
-	char val[24];
-
-	snprintf(val, sizeof(val), "%ld", hold_us);
-	return write_file(group_file(name, "schedtune.hold_us"), val);
-}
-
-int group_get_hold(const char *name, long *ret)
-{
-	return read_long(group_file(name, "schedtune.hold_us"), ret);
+	return group_write_long(name, "schedtune.hold_us", hold_us);
 }
 
 /* The boost of @cpu in the debugfs view, read alone; -1 on error. */

@@ -56,7 +56,6 @@ int group_make(const char *name, int boost);
 int group_set_boost(const char *name, int boost);
 int group_get_boost(const char *name, long *ret);
 int group_set_hold(const char *name, long hold_us);
-int group_get_hold(const char *name, long *ret);
 int group_join(const char *name, pid_t pid);
 /* The calling task's uclamp.min (0..1024), with sched_setattr(2). */
 int set_uclamp_min(int value);
