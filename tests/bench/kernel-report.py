@@ -72,7 +72,7 @@ def cost(json_path, logs):
 KERNEL = {
     'response-base': '6.1 without the series',
     'response-series': 'series',
-    'response-pre10': 'series before its rate-limit patch (1-9)',
+    'response-prerl': 'series before its rate-limit patch (1-6)',
 }
 BINS = ['<100us', '100-200us', '200-500us', '0.5-1ms', '1-5ms', '5-10ms', '>=10ms',
         'none before the next wakeup']

@@ -217,9 +217,10 @@ step_kernel() {
 
 step_module() {
 	local kmod=$bld/kernel-test-module
-	note "building the test cpufreq module"
+	note "building the test modules"
 	mkdir -p "$kmod"
-	cp -p "$here"/module/Kbuild "$here"/module/*.c "$kmod"/
+	rm -f "$kmod"/*.ko
+	cp -p "$here"/module/Kbuild "$here"/module/*.[ch] "$kmod"/
 	if ! kmake M="$kmod" modules > "$kmod/build.log" 2>&1; then
 		cat "$kmod/build.log" >&2
 		die "test module build failed"
@@ -283,6 +284,10 @@ step_initramfs() {
 	chmod 755 "$root/init"
 	cp "$bld/kernel-test-progs/stune-test" "$root/bin/"
 	cp "$bld/kernel-test-module/stune_test_cpufreq.ko" "$root/lib/"
+	# SchedTune's tracepoints as trace events: built with the series only.
+	if [ -f "$bld/kernel-test-module/stune_test_trace.ko" ]; then
+		cp "$bld/kernel-test-module/stune_test_trace.ko" "$root/lib/"
+	fi
 	: > "$root/etc/stune-only"
 	[ $# -eq 0 ] || printf '%s\n' "$@" > "$root/etc/stune-only"
 	(cd "$root" && find . | LC_ALL=C sort |

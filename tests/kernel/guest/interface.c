@@ -450,7 +450,7 @@ static int check_format(const char *event, const char *const *fields)
 {
 	char path[256], buf[4096], want[64];
 
-	snprintf(path, sizeof(path), TRACEFS "/events/schedtune/%s/format",
+	snprintf(path, sizeof(path), TRACEFS "/events/stune_test/%s/format",
 		 event);
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return fail("cannot read %s", path);
@@ -462,7 +462,12 @@ static int check_format(const char *event, const char *const *fields)
 	return 0;
 }
 
-int test_tracepoints_format(void)
+/*
+ * SchedTune's tracepoints are bare: tracefs has no schedtune events (no
+ * format becomes an ABI), and the test module, whose insmod fails unless
+ * the kernel exports all four, re-emits them as events/stune_test/.
+ */
+int test_tracepoints_bare(void)
 {
 	static const char *const config[] = { "idx", "boost", NULL };
 	static const char *const cpu[] = { "cpu", "boost", NULL };
@@ -470,16 +475,16 @@ int test_tracepoints_format(void)
 					     "max_boost", NULL };
 	static const char *const util[] = { "cpu", "util", "cap", "boost",
 					    "margin", NULL };
-	char buf[4096];
+	struct stat st;
 
+	if (stat(TRACEFS "/events/sched", &st))
+		return fail("no " TRACEFS "/events/sched: %s", strerror(errno));
+	if (!stat(TRACEFS "/events/schedtune", &st))
+		return fail(TRACEFS "/events/schedtune exists: not bare");
 	if (check_format("sched_tune_config", config) ||
 	    check_format("sched_tune_cpu_boost", cpu) ||
 	    check_format("sched_tune_tasks_update", tasks) ||
 	    check_format("sched_tune_boost_util", util))
 		return -1;
-	read_file(TRACEFS "/events/schedtune/sched_tune_boost_util/format",
-		  buf, sizeof(buf));
-	if (!strstr(buf, "cpu=%d util=%lu cap=%lu boost=%u margin=%lu"))
-		return fail("sched_tune_boost_util print format differs");
 	return 0;
 }

@@ -777,7 +777,7 @@ int trace_event_enable(const char *event, bool on)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), TRACEFS "/events/schedtune/%s/enable",
+	snprintf(path, sizeof(path), TRACEFS "/events/stune_test/%s/enable",
 		 event);
 	return write_file(path, on ? "1" : "0");
 }

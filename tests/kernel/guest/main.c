@@ -50,7 +50,7 @@ static const struct stune_test tests[] = {
 	STUNE_TEST_ENTRY(cgroup_hold_range, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(cgroup_prefer_fit_range, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(debugfs_format, BOOT_SMP, 30),
-	STUNE_TEST_ENTRY(tracepoints_format, BOOT_SMP, 30),
+	STUNE_TEST_ENTRY(tracepoints_bare, BOOT_SMP, 30),
 	STUNE_TEST_ENTRY(cpufreq_driver, BOOT_SMP | BOOT_ASYM, 30),
 	STUNE_TEST_ENTRY(freq_baseline_root, BOOT_SMP | BOOT_ASYM, 60),
 	STUNE_TEST_ENTRY(freq_baseline_uclamp, BOOT_SMP, 60),

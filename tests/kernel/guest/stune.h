@@ -154,7 +154,7 @@ pid_t spinner_start(int cpu, const char *group, double seconds);
 pid_t sleeper_start(int cpu, const char *group);
 void child_kill(pid_t pid);
 
-/* Tracing. */
+/* Tracing. trace_event_enable() is for the test module's events/stune_test/. */
 int trace_event_enable(const char *event, bool on);
 int trace_event_enable_path(const char *system_event, bool on);
 int trace_clear(void);

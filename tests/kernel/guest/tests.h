@@ -14,7 +14,7 @@ int test_cgroup_bad_writes(void);
 int test_cgroup_no_grandchild(void);
 int test_cgroup_group_limit(void);
 int test_debugfs_format(void);
-int test_tracepoints_format(void);
+int test_tracepoints_bare(void);
 int test_cpufreq_driver(void);
 int test_freq_baseline_root(void);
 int test_freq_baseline_uclamp(void);
