@@ -52,6 +52,8 @@ Config *config_new(void) {
         if (input_config_init(&c->input) < 0)
                 return config_free(c);
         power_config_init(&c->power);
+        if (sessions_config_init(&c->sessions) < 0)
+                return config_free(c);
         c->log_level = -1;
         c->max_holds_per_client = HOLDS_PER_CLIENT_DEFAULT;
         memcpy(c->classes, builtin_classes, sizeof(builtin_classes));
@@ -82,6 +84,7 @@ Config *config_free(Config *c) {
                 rule_done(&c->rules[i]);
         free(c->rules);
         input_config_done(&c->input);
+        sessions_config_done(&c->sessions);
         free(c);
         return NULL;
 }
@@ -164,7 +167,8 @@ static int parser_section(Parser *p, const char *section) {
                 return parser_fail(p, -ENOMEM, "out of memory");
         p->n_sections_seen++;
 
-        if (streq(section, "Daemon") || streq(section, "Input") || streq(section, "Power"))
+        if (streq(section, "Daemon") || streq(section, "Input") || streq(section, "Power") ||
+            streq(section, "Sessions"))
                 return 1;
 
         if (section_split(section, "Class", &name)) {
@@ -483,6 +487,9 @@ static int parse_auto_key(Parser *p, const char *section, const char *key, const
 
         if (streq(section, "Input"))
                 r = input_config_parse_key(&p->config->input, key, value, p->file, p->line, &msg);
+        else if (streq(section, "Sessions"))
+                r = sessions_config_parse_key(&p->config->sessions, key, value, p->file, p->line,
+                                              &msg);
         else
                 r = power_config_parse_key(&p->config->power, key, value, &msg);
         if (r < 0)
@@ -516,7 +523,7 @@ static int parser_handler(void *user, const char *section, const char *key, cons
                 return parser_fail(p, -EINVAL, "key '%s' outside of any section", key);
         if (streq(section, "Daemon"))
                 return parse_daemon_key(p, key, value);
-        if (streq(section, "Input") || streq(section, "Power"))
+        if (streq(section, "Input") || streq(section, "Power") || streq(section, "Sessions"))
                 return parse_auto_key(p, section, key, value);
         if (section_split(section, "Class", &name))
                 return parse_class_key(p, section, name, key, value);
@@ -565,6 +572,7 @@ static int config_parse_file(Config *c, const char *path, bool optional, char **
 }
 
 static int config_verify(Config *c, char **ret_error) {
+        _cleanup_(freep) char *msg = NULL;
         int r;
 
         for (size_t i = 0; i < c->n_rules; i++) {
@@ -619,6 +627,17 @@ static int config_verify(Config *c, char **ret_error) {
                 return -ENOENT;
         }
         c->default_class_index = r;
+
+        if (sessions_config_verify(&c->sessions, &msg) < 0) {
+                if (c->sessions.bounds_file)
+                        r = asprintf(ret_error, "%s:%u: %s", c->sessions.bounds_file,
+                                     c->sessions.bounds_line, msg ?: "out of memory");
+                else
+                        r = asprintf(ret_error, "%s", msg ?: "out of memory");
+                if (r < 0)
+                        *ret_error = NULL;
+                return -EINVAL;
+        }
         return 0;
 }
 

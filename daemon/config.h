@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "boost.h"
+#include "config-sessions.h"
 #include "config-sources.h"
 #include "macro.h"
 
@@ -67,6 +68,7 @@ typedef struct Config {
 
         InputConfig input;      /* [Input] */
         PowerConfig power;      /* [Power] */
+        SessionsConfig sessions; /* [Sessions] */
 } Config;
 
 Config *config_new(void);

@@ -17,9 +17,9 @@ LAYERS = [
     ('base', ['macro.h', 'boost.h', 'bus-names.h', 'log', 'util', 'event-util',
               'config-version.h']),
     # 1: the configuration
-    ('config', ['config-sources', 'config']),
+    ('config', ['config-sources', 'config-sessions', 'config']),
     # 2: pure facts and decisions, no I/O but /proc reads
-    ('logic', ['process', 'seats', 'rules', 'policy', 'classify', 'holds']),
+    ('logic', ['process', 'seats', 'rules', 'policy', 'classify', 'holds', 'session-pid']),
     # 3: what is kept and what reaches the kernel
     ('kernel', ['state', 'schedtune-io', 'schedtune-io-files', 'schedtune-io-libcgroup',
                 'backend', 'backend-schedtune', 'backend-uclamp', 'backend-none']),

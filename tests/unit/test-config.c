@@ -202,6 +202,12 @@ static const BadCase bad_cases[] = {
         { "[Daemon]\nUclampGroup=boostd\n", -EINVAL, "2: UclampGroup=boostd: not an absolute path" },
         { "[Daemon]\n\nDefaultClass=nope\n", -ENOENT, "3: DefaultClass=nope: unknown class" },
         { "[Input]\nGroup=nope\n", -ENOENT, "2: Group=nope: unknown class" },
+        { "[Sessions]\nProportionalOver=fast\n", -EINVAL, "2: ProportionalOver=fast: not a number" },
+        { "[Sessions]\nIntegral=2\n", -ERANGE, "2: Integral=2: value out of range 0..1" },
+        { "[Sessions]\nHigh=2000\n", -ERANGE, "2: High=2000: value out of range 0..1024" },
+        { "[Sessions]\nDeadline=1\n", -EINVAL, "2: unknown key 'Deadline' in section [Sessions]" },
+        { "[Sessions]\nLow=50\n\nHigh=40\n", -EINVAL,
+          "4: [Sessions] needs Low <= Initial <= High, got 50, 100, 40" },
         { "[Daemon]\nLogLevel=loud\n", -EINVAL, "2: LogLevel=loud: expected err, warning, notice, info or debug" },
         { "[Daemon]\nMaxHoldsPerClient=0\n", -ERANGE, "2: MaxHoldsPerClient=0: value out of range 1..1024" },
         { "[Daemon]\nRestoreOnStop=maybe\n", -EINVAL, "2: RestoreOnStop=maybe: expected zero or found" },
@@ -253,6 +259,26 @@ static void test_bad_lines(void **state) {
         }
 }
 
+static void test_sessions_section(void **state) {
+        const char *dir = *state;
+        Config *c = NULL;
+        char *error = NULL;
+
+        assert_int_equal(load_one(dir, "[Sessions]\nProportionalOver=1.5\nProportionalUnder=1\n"
+                                  "DerivativeOver=0\nIntegralLow=-30\nLow=20\nHigh=512\n"
+                                  "Initial=64\nStaleTargets=5\n", &c, &error), 0);
+        assert_null(error);
+        assert_true(c->sessions.p_over == 1.5 && c->sessions.p_under == 1.0);
+        assert_true(c->sessions.d_over == 0.0 && c->sessions.i_gain == 0.001);
+        assert_int_equal(c->sessions.i_low, -30);
+        assert_int_equal(c->sessions.i_high, 512);
+        assert_int_equal(c->sessions.low, 20);
+        assert_int_equal(c->sessions.high, 512);
+        assert_int_equal(c->sessions.initial, 64);
+        assert_int_equal(c->sessions.stale_targets, 5);
+        config_free(c);
+}
+
 static void test_twelve_classes_fit(void **state) {
         Config *c = NULL;
         char *error = NULL;
@@ -285,6 +311,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_dropins_in_order, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inline_comments_alike, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_sessions_section, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_twelve_classes_fit, setup, teardown),
         };
 

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The [Sessions] section: the work-session controller's gains and bounds. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config-sessions.h"
+#include "macro.h"
+#include "util.h"
+
+static int fail(char **ret_msg, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **ret_msg, int r, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(ret_msg, fmt, ap) < 0)
+                *ret_msg = NULL;
+        va_end(ap);
+        return r;
+}
+
+/* A finite decimal number in [min, max], nothing after it. */
+static int parse_gain(const char *key, const char *value, double min, double max,
+                      double *ret, char **ret_msg) {
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(value, &end);
+        if (end == value || *end != '\0' || errno == ERANGE || !isfinite(d))
+                return fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
+        if (d < min || d > max)
+                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %g..%g",
+                            key, value, min, max);
+        *ret = d;
+        return 0;
+}
+
+/* An integer in [min, max]. */
+static int parse_int_range(const char *key, const char *value, int min, int max,
+                           int *ret, char **ret_msg) {
+        char *end;
+        long l;
+
+        errno = 0;
+        l = strtol(value, &end, 10);
+        if (end == value || *end != '\0' || errno == ERANGE)
+                return fail(ret_msg, -EINVAL, "%s=%s: not an integer", key, value);
+        if (l < min || l > max)
+                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %d..%d",
+                            key, value, min, max);
+        *ret = (int) l;
+        return 0;
+}
+
+static int parse_unsigned(const char *key, const char *value, unsigned min, unsigned max,
+                          unsigned *ret, char **ret_msg) {
+        unsigned u;
+        int r;
+
+        r = parse_uint(value, max, &u);
+        if (r == -ERANGE || (r == 0 && u < min))
+                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %u..%u",
+                            key, value, min, max);
+        if (r < 0)
+                return fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
+        *ret = u;
+        return 0;
+}
+
+int sessions_config_init(SessionsConfig *c) {
+        *c = (SessionsConfig) {
+                .p_over = 5.0,
+                .p_under = 3.0,
+                .i_gain = 0.001,
+                .i_high = 512,
+                .i_low = -120,
+                .d_over = 500.0,
+                .d_under = 0.0,
+                .low = 0,
+                .high = 384,
+                .initial = 100,
+                .stale_targets = 10,
+        };
+        return 0;
+}
+
+void sessions_config_done(SessionsConfig *c) {
+        free(c->bounds_file);
+        *c = (SessionsConfig) {};
+}
+
+static int set_bound(SessionsConfig *c, const char *key, const char *value,
+                     const char *file, unsigned line, unsigned *where, char **ret_msg) {
+        char *f;
+        int r;
+
+        r = parse_unsigned(key, value, 0, SESSIONS_OUTPUT_MAX, where, ret_msg);
+        if (r < 0)
+                return r;
+        f = strdup(file);
+        if (!f)
+                return fail(ret_msg, -ENOMEM, "out of memory");
+        free(c->bounds_file);
+        c->bounds_file = f;
+        c->bounds_line = line;
+        return 0;
+}
+
+int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *value,
+                              const char *file, unsigned line, char **ret_msg) {
+        SessionsConfig n = *c;
+        int r;
+
+        /* Parsed into a copy, so that a bad value changes nothing. */
+        *ret_msg = NULL;
+        if (streq(key, "ProportionalOver"))
+                r = parse_gain(key, value, 0, 1000, &n.p_over, ret_msg);
+        else if (streq(key, "ProportionalUnder"))
+                r = parse_gain(key, value, 0, 1000, &n.p_under, ret_msg);
+        else if (streq(key, "Integral"))
+                r = parse_gain(key, value, 0, 1, &n.i_gain, ret_msg);
+        else if (streq(key, "IntegralHigh"))
+                r = parse_int_range(key, value, 0, (int) SESSIONS_OUTPUT_MAX, &n.i_high, ret_msg);
+        else if (streq(key, "IntegralLow"))
+                r = parse_int_range(key, value, -(int) SESSIONS_OUTPUT_MAX, 0, &n.i_low, ret_msg);
+        else if (streq(key, "DerivativeOver"))
+                r = parse_gain(key, value, 0, 100000, &n.d_over, ret_msg);
+        else if (streq(key, "DerivativeUnder"))
+                r = parse_gain(key, value, 0, 100000, &n.d_under, ret_msg);
+        else if (streq(key, "StaleTargets"))
+                r = parse_unsigned(key, value, 1, SESSIONS_STALE_TARGETS_MAX, &n.stale_targets,
+                                   ret_msg);
+        else if (streq(key, "Low"))
+                return set_bound(c, key, value, file, line, &c->low, ret_msg);
+        else if (streq(key, "High"))
+                return set_bound(c, key, value, file, line, &c->high, ret_msg);
+        else if (streq(key, "Initial"))
+                return set_bound(c, key, value, file, line, &c->initial, ret_msg);
+        else
+                return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Sessions]", key);
+        if (r < 0)
+                return r;
+        *c = n;
+        return 0;
+}
+
+int sessions_config_verify(const SessionsConfig *c, char **ret_msg) {
+        *ret_msg = NULL;
+        if (c->low > c->initial || c->initial > c->high)
+                return fail(ret_msg, -EINVAL,
+                            "[Sessions] needs Low <= Initial <= High, got %u, %u, %u",
+                            c->low, c->initial, c->high);
+        return 0;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The work-session controller: ADPF's PID, in its units. */
+#include <errno.h>
+#include <string.h>
+
+#include "macro.h"
+#include "session-pid.h"
+#include "util.h"
+
+/* Errors and the time step are counted in 100 us, as ADPF does. */
+#define NS_PER_UNIT 100000LL
+
+static int64_t ns_to_units(int64_t ns) {
+        return ns / NS_PER_UNIT;
+}
+
+static bool target_valid(uint64_t target_ns) {
+        return target_ns >= SESSION_TARGET_MIN_NS && target_ns <= SESSION_TARGET_MAX_NS;
+}
+
+int session_pid_init(SessionPid *s, const SessionsConfig *config, uint64_t target_ns,
+                     uint64_t now) {
+        if (!target_valid(target_ns))
+                return -EINVAL;
+        *s = (SessionPid) {
+                .config = config,
+                .target_ns = target_ns,
+                .value = config->initial,
+                .last_report = now,
+        };
+        return 0;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+        return v < lo ? lo : v > hi ? hi : v;
+}
+
+int session_pid_report(SessionPid *s, const SessionWork *work, size_t n, uint64_t now) {
+        const SessionsConfig *c = s->config;
+        int64_t dt = ns_to_units((int64_t) s->target_ns);
+        int64_t err_sum = 0, error = 0, derivative, integral = s->integral;
+        int64_t i_high, i_low, next;
+        double p_out, i_out, d_out;
+
+        if (n == 0 || n > SESSION_REPORT_MAX)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (work[i].actual_ns == 0 || work[i].actual_ns > SESSION_TARGET_MAX_NS * 20)
+                        return -EINVAL;
+
+        /* The integral is clamped so that its term stays within
+         * [IntegralLow, IntegralHigh] of the output. */
+        i_high = c->i_gain > 0 ? (int64_t) (c->i_high / c->i_gain) : 0;
+        i_low = c->i_gain > 0 ? (int64_t) (c->i_low / c->i_gain) : 0;
+        for (size_t i = 0; i < n; i++) {
+                error = ns_to_units((int64_t) work[i].actual_ns - (int64_t) s->target_ns);
+                err_sum += error;
+                /* No wind-up: an error the output cannot answer, being at
+                 * its bound already, is not integrated. */
+                if ((error > 0 && s->value >= c->high) || (error < 0 && s->value <= c->low))
+                        continue;
+                integral = clamp64(integral + error * dt, i_low, i_high);
+        }
+        /* P on the batch's mean error; D on its last error against the one
+         * before (ADPF's windows: all, all, 1). Asymmetric gains: a frame
+         * over its target raises faster than one under it lowers. */
+        p_out = (err_sum > 0 ? c->p_over : c->p_under) * (double) err_sum / (double) n;
+        i_out = c->i_gain * (double) integral;
+        derivative = error - s->previous_error;
+        d_out = (derivative > 0 ? c->d_over : c->d_under) * (double) derivative / (double) dt;
+
+        next = (int64_t) s->value + (int64_t) (p_out + i_out + d_out);
+        s->value = (unsigned) clamp64(next, c->low, c->high);
+        s->integral = integral;
+        s->previous_error = error;
+        s->last_report = now;
+        return 0;
+}
+
+int session_pid_set_target(SessionPid *s, uint64_t target_ns) {
+        if (!target_valid(target_ns))
+                return -EINVAL;
+        s->target_ns = target_ns;
+        return 0;
+}
+
+int session_pid_hint(SessionPid *s, SessionHint hint, uint64_t now) {
+        const SessionsConfig *c = s->config;
+
+        switch (hint) {
+        case SESSION_HINT_LOAD_UP:
+                s->load_up_until = now + SESSION_LOAD_UP_TARGETS * s->target_ns;
+                break;
+        case SESSION_HINT_LOAD_DOWN:
+                s->value = c->low;
+                s->load_up_until = 0;
+                break;
+        case SESSION_HINT_LOAD_RESET:
+                s->value = c->initial;
+                s->integral = 0;
+                s->previous_error = 0;
+                s->load_up_until = 0;
+                break;
+        default:
+                return -EINVAL;
+        }
+        s->last_report = now;
+        return 0;
+}
+
+int session_hint_from_string(const char *s, SessionHint *ret) {
+        static const char *const names[_SESSION_HINT_MAX] = {
+                [SESSION_HINT_LOAD_UP] = "load-up",
+                [SESSION_HINT_LOAD_DOWN] = "load-down",
+                [SESSION_HINT_LOAD_RESET] = "load-reset",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(s, names[i])) {
+                        *ret = (SessionHint) i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+static uint64_t stale_at(const SessionPid *s) {
+        return s->last_report + (uint64_t) s->config->stale_targets * s->target_ns;
+}
+
+bool session_pid_is_stale(const SessionPid *s, uint64_t now) {
+        return now >= stale_at(s);
+}
+
+unsigned session_pid_output(const SessionPid *s, uint64_t now) {
+        if (s->load_up_until > now)
+                return s->config->high;
+        if (session_pid_is_stale(s, now))
+                return s->config->low;
+        return s->value;
+}
+
+uint64_t session_pid_next_change(const SessionPid *s, uint64_t now) {
+        uint64_t next = 0;
+
+        if (s->load_up_until > now)
+                next = s->load_up_until;
+        if (stale_at(s) > now && (next == 0 || stale_at(s) < next))
+                next = stale_at(s);
+        return next;
+}
