@@ -19,7 +19,7 @@ LAYERS = [
     # 1: the configuration
     ('config', ['config-sources', 'config-sessions', 'config']),
     # 2: pure facts and decisions, no I/O but /proc reads
-    ('logic', ['process', 'seats', 'rules', 'policy', 'classify', 'holds', 'session-pid']),
+    ('logic', ['process', 'seats', 'rules', 'policy', 'classify', 'holds', 'session-pid', 'sessions']),
     # 3: what is kept and what reaches the kernel
     ('kernel', ['state', 'schedtune-io', 'schedtune-io-files', 'schedtune-io-libcgroup',
                 'backend', 'backend-schedtune', 'backend-uclamp', 'backend-none']),
