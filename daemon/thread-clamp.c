@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A thread's minimum utilization: the syscalls, or files under a root. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "thread-clamp.h"
+#include "util.h"
+
+/* struct sched_attr of <linux/sched/types.h>, SCHED_ATTR_SIZE_VER1. */
+struct clamp_sched_attr {
+        uint32_t size;
+        uint32_t sched_policy;
+        uint64_t sched_flags;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_runtime;
+        uint64_t sched_deadline;
+        uint64_t sched_period;
+        uint32_t sched_util_min;
+        uint32_t sched_util_max;
+};
+
+#define CLAMP_SCHED_FLAG_KEEP_ALL       0x18
+#define CLAMP_SCHED_FLAG_UTIL_CLAMP_MIN 0x20
+
+static int syscall_get(const char *root, pid_t tid, unsigned *ret) {
+        struct clamp_sched_attr attr = {};
+
+        (void) root;
+        if (tid <= 0)
+                return -ESRCH;
+        if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) < 0)
+                return -errno;
+        /* 0 from a kernel without uclamp, which leaves the fields alone */
+        *ret = attr.sched_util_min;
+        return 0;
+}
+
+static int syscall_set(const char *root, pid_t tid, unsigned util_min) {
+        struct clamp_sched_attr attr = {
+                .size = sizeof(attr),
+                .sched_flags = CLAMP_SCHED_FLAG_KEEP_ALL | CLAMP_SCHED_FLAG_UTIL_CLAMP_MIN,
+                .sched_util_min = util_min,
+        };
+
+        (void) root;
+        if (tid <= 0)
+                return -ESRCH;
+        if (util_min > THREAD_CLAMP_MAX && util_min != THREAD_CLAMP_RESET)
+                return -EINVAL;
+        if (syscall(SYS_sched_setattr, tid, &attr, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+const ThreadClampOps thread_clamp_syscall = {
+        .name = "syscall",
+        .get = syscall_get,
+        .set = syscall_set,
+};
+
+static char *files_path(const char *root, pid_t tid) {
+        char rel[64];
+
+        snprintf(rel, sizeof(rel), "/proc/%d/util_min", (int) tid);
+        return path_join_root(root, rel);
+}
+
+static int files_get(const char *root, pid_t tid, unsigned *ret) {
+        _cleanup_(freep) char *p = files_path(root, tid);
+        _cleanup_(fclosep) FILE *f = NULL;
+        unsigned v;
+
+        if (!p)
+                return -ENOMEM;
+        if (tid <= 0)
+                return -ESRCH;
+        f = fopen(p, "re");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        if (fscanf(f, "%u", &v) != 1 || v > THREAD_CLAMP_MAX)
+                return -EIO;
+        *ret = v;
+        return 0;
+}
+
+static int files_set(const char *root, pid_t tid, unsigned util_min) {
+        _cleanup_(freep) char *p = files_path(root, tid);
+        _cleanup_(fclosep) FILE *f = NULL;
+
+        if (!p)
+                return -ENOMEM;
+        if (tid <= 0)
+                return -ESRCH;
+        if (util_min > THREAD_CLAMP_MAX && util_min != THREAD_CLAMP_RESET)
+                return -EINVAL;
+        /* the file must exist: a thread that is gone has none */
+        f = fopen(p, "r+e");
+        if (!f)
+                return errno == ENOENT ? -ESRCH : -errno;
+        /* the reset reads back as the default, 0 */
+        if (fprintf(f, "%u\n", util_min == THREAD_CLAMP_RESET ? 0 : util_min) < 0 ||
+            ftruncate(fileno(f), ftell(f)) < 0)
+                return -errno;
+        if (fflush(f) != 0)
+                return -errno;
+        return 0;
+}
+
+const ThreadClampOps thread_clamp_files = {
+        .name = "files",
+        .get = files_get,
+        .set = files_set,
+};
+
+const ThreadClampOps *thread_clamp_ops(const char *root) {
+        if (!root || streq(root, "/"))
+                return &thread_clamp_syscall;
+        return &thread_clamp_files;
+}
