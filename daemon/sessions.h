@@ -29,6 +29,7 @@ typedef struct Session {
         pid_t *tids;
         size_t n_tids;
         SessionPid ctl;
+        unsigned published;     /* the output last told to the bus */
         unsigned tokens;        /* reports left in the bucket */
         uint64_t refilled;      /* when the bucket was last topped up */
         void *userdata;         /* the manager's per-session data */

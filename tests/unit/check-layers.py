@@ -27,7 +27,7 @@ LAYERS = [
     # 4: event sources, which know only events.h above them
     ('sources', ['events.h', 'device-watch', 'units', 'seats-watch', 'procmon', 'input', 'power', 'gamemode']),
     # 5: what to do with a process, a group
-    ('decisions', ['groups', 'placer']),
+    ('decisions', ['groups', 'placer', 'work-sessions']),
     # 6: the owner of it all
     ('manager', ['manager']),
     # 7: the bus, which only translates

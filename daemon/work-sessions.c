@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Work sessions at work: outputs applied to threads, values given back. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "event-util.h"
+#include "macro.h"
+#include "util.h"
+#include "work-sessions.h"
+
+static uint64_t now_ns(void) {
+        return now_usec() * 1000ULL;
+}
+
+static void apply(WorkSessions *w);
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) s, (void) usec;
+        apply(userdata);
+        return 0;
+}
+
+int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root, sd_event *event,
+                       const SessionsConfig *config, const LogContext *log) {
+        *w = (WorkSessions) {
+                .config = *config,
+                .clamp = thread_clamp_ops(root),
+                .root = strdup(root ?: "/"),
+                .proc_root = strdup(proc_root ?: "/proc"),
+                .event = event,
+                .log = log,
+        };
+        w->config.bounds_file = NULL;   /* the copy owns no string */
+        if (!w->root || !w->proc_root)
+                return -ENOMEM;
+        sessions_init(&w->sessions, &w->config);
+        return 0;
+}
+
+void work_sessions_done(WorkSessions *w) {
+        while (w->sessions.n > 0)
+                (void) work_sessions_close(w, w->sessions.sessions[0]->id, NULL);
+        apply(w);
+        sessions_done(&w->sessions);
+        free(w->applied);
+        free(w->root);
+        free(w->proc_root);
+        w->timer = sd_event_source_disable_unref(w->timer);
+        *w = (WorkSessions) {};
+}
+
+void work_sessions_reconfigure(WorkSessions *w, const SessionsConfig *config) {
+        w->config = *config;
+        w->config.bounds_file = NULL;
+        /* a value outside the new bounds comes back inside them */
+        for (size_t i = 0; i < w->sessions.n; i++) {
+                SessionPid *c = &w->sessions.sessions[i]->ctl;
+
+                c->value = MIN(MAX(c->value, w->config.low), w->config.high);
+        }
+        apply(w);
+}
+
+/* /proc/TID exists for every thread, listed or not. */
+static bool thread_alive(const WorkSessions *w, pid_t tid) {
+        char p[PATH_MAX];
+        struct stat st;
+
+        snprintf(p, sizeof(p), "%s/%d", w->proc_root, (int) tid);
+        return stat(p, &st) == 0;
+}
+
+static bool thread_of(const WorkSessions *w, pid_t pid, pid_t tid) {
+        char p[PATH_MAX];
+        struct stat st;
+
+        snprintf(p, sizeof(p), "%s/%d/task/%d", w->proc_root, (int) pid, (int) tid);
+        return stat(p, &st) == 0;
+}
+
+static AppliedThread *applied_find(WorkSessions *w, pid_t tid) {
+        for (size_t i = 0; i < w->n_applied; i++)
+                if (w->applied[i].tid == tid)
+                        return &w->applied[i];
+        return NULL;
+}
+
+static void applied_remove(WorkSessions *w, AppliedThread *a) {
+        size_t i = (size_t) (a - w->applied);
+
+        memmove(a, a + 1, (w->n_applied - i - 1) * sizeof(AppliedThread));
+        w->n_applied--;
+}
+
+static bool named(const WorkSessions *w, pid_t tid) {
+        unsigned v;
+
+        return sessions_thread_output(&w->sessions, tid, 0, &v) == 0;
+}
+
+/* Gives one thread its output, remembering what it had before. */
+static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
+        AppliedThread *a = applied_find(w, tid), *n;
+        unsigned want, previous;
+        int r;
+
+        if (!thread_alive(w, tid))
+                return -ESRCH;
+        r = sessions_thread_output(&w->sessions, tid, now, &want);
+        if (r < 0)
+                return r;
+        if (!a) {
+                r = w->clamp->get(w->root, tid, &previous);
+                if (r < 0)
+                        return r;
+                n = realloc(w->applied, (w->n_applied + 1) * sizeof(AppliedThread));
+                if (!n)
+                        return -ENOMEM;
+                w->applied = n;
+                a = &w->applied[w->n_applied++];
+                *a = (AppliedThread) { .tid = tid, .previous = previous, .applied = UINT_MAX };
+        }
+        if (a->applied == want)
+                return 0;
+        r = w->clamp->set(w->root, tid, want);
+        if (r < 0) {
+                if (a->applied == UINT_MAX)
+                        applied_remove(w, a);
+                return r;
+        }
+        a->applied = want;
+        return 0;
+}
+
+static void apply(WorkSessions *w) {
+        uint64_t now = now_ns(), next;
+        int r;
+
+        /* the threads of every session, dropping those that are gone */
+        for (size_t i = 0; i < w->sessions.n; i++) {
+                Session *x = w->sessions.sessions[i];
+
+                for (size_t j = 0; j < x->n_tids;) {
+                        pid_t tid = x->tids[j];
+
+                        r = apply_thread(w, tid, now);
+                        if (r == -ESRCH) {
+                                AppliedThread *a = applied_find(w, tid);
+
+                                log_debug(w->log, "Thread %d of session %u is gone", (int) tid, x->id);
+                                (void) sessions_forget_thread(&w->sessions, tid);
+                                if (a)
+                                        applied_remove(w, a);
+                                continue;       /* x->tids shifted down */
+                        }
+                        if (r < 0)
+                                log_warning_errno(w->log, r, "Cannot set uclamp.min of thread %d: %m",
+                                                  (int) tid);
+                        j++;
+                }
+        }
+        /* threads in no session any more get their value back */
+        for (size_t i = 0; i < w->n_applied;) {
+                AppliedThread *a = &w->applied[i];
+
+                if (named(w, a->tid)) {
+                        i++;
+                        continue;
+                }
+                r = w->clamp->set(w->root, a->tid, a->previous == 0 ? THREAD_CLAMP_RESET : a->previous);
+                if (r < 0 && r != -ESRCH)
+                        log_warning_errno(w->log, r, "Cannot give thread %d its uclamp.min back: %m",
+                                          (int) a->tid);
+                applied_remove(w, a);
+        }
+        for (size_t i = 0; i < w->sessions.n; i++) {
+                Session *x = w->sessions.sessions[i];
+                unsigned out = session_pid_output(&x->ctl, now);
+
+                if (out != x->published) {
+                        x->published = out;
+                        if (w->output_changed)
+                                w->output_changed(w->userdata, x);
+                }
+        }
+        next = sessions_next_change(&w->sessions, now);
+        if (next == 0) {
+                event_timer_disarm(w->timer);
+                return;
+        }
+        r = event_timer_arm(w->event, &w->timer, (next + 999) / 1000, on_timer, w,
+                            "boostd-sessions");
+        if (r < 0)
+                log_warning_errno(w->log, r, "Cannot arm the sessions' timer: %m");
+}
+
+int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pid,
+                         const pid_t *tids, size_t n_tids, uint64_t target_ns, uint32_t *ret_id) {
+        Session *x;
+        int r;
+
+        for (size_t i = 0; i < n_tids; i++)
+                if (tids[i] > 0 && !thread_of(w, pid, tids[i]))
+                        return -ESRCH;
+        r = sessions_create(&w->sessions, owner, uid, pid, tids, n_tids, target_ns, now_ns(), &x);
+        if (r < 0)
+                return r;
+        x->published = session_pid_output(&x->ctl, now_ns());
+        /* a kernel without uclamp refuses the first thread: no session */
+        r = apply_thread(w, tids[0], now_ns());
+        if (r < 0) {
+                uint32_t id = x->id;
+
+                (void) sessions_close(&w->sessions, id, NULL, NULL);
+                apply(w);
+                return r;
+        }
+        apply(w);
+        if (ret_id)
+                *ret_id = x->id;
+        return 0;
+}
+
+int work_sessions_close(WorkSessions *w, uint32_t id, const char *owner) {
+        void *ud = NULL;
+        int r;
+
+        r = sessions_close(&w->sessions, id, owner, &ud);
+        if (r < 0)
+                return r;
+        if (!owner && w->closed)
+                w->closed(w->userdata, id, ud);
+        apply(w);
+        return 0;
+}
+
+unsigned work_sessions_close_owner(WorkSessions *w, const char *owner) {
+        unsigned n = 0;
+        int i;
+
+        while ((i = sessions_find_owner(&w->sessions, owner)) >= 0) {
+                (void) work_sessions_close(w, w->sessions.sessions[i]->id, NULL);
+                n++;
+        }
+        return n;
+}
+
+static int owned(WorkSessions *w, uint32_t id, const char *owner, Session **ret) {
+        Session *x = sessions_find(&w->sessions, id);
+
+        if (!x)
+                return -ENOENT;
+        if (!owner || !streq(x->owner, owner))
+                return -EPERM;
+        *ret = x;
+        return 0;
+}
+
+int work_sessions_report(WorkSessions *w, uint32_t id, const char *owner, const SessionWork *work,
+                         size_t n) {
+        Session *x;
+        int r;
+
+        r = owned(w, id, owner, &x);
+        if (r < 0)
+                return r;
+        r = sessions_report(x, work, n, now_ns());
+        if (r < 0)
+                return r;
+        apply(w);
+        return 0;
+}
+
+int work_sessions_set_target(WorkSessions *w, uint32_t id, const char *owner, uint64_t target_ns) {
+        Session *x;
+        int r;
+
+        r = owned(w, id, owner, &x);
+        if (r < 0)
+                return r;
+        r = session_pid_set_target(&x->ctl, target_ns);
+        if (r < 0)
+                return r;
+        apply(w);
+        return 0;
+}
+
+int work_sessions_set_threads(WorkSessions *w, uint32_t id, const char *owner, const pid_t *tids,
+                              size_t n_tids) {
+        Session *x;
+        int r;
+
+        r = owned(w, id, owner, &x);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_tids; i++)
+                if (tids[i] > 0 && !thread_of(w, x->pid, tids[i]))
+                        return -ESRCH;
+        r = sessions_set_threads(x, tids, n_tids);
+        if (r < 0)
+                return r;
+        apply(w);
+        return 0;
+}
+
+int work_sessions_hint(WorkSessions *w, uint32_t id, const char *owner, SessionHint hint) {
+        Session *x;
+        int r;
+
+        r = owned(w, id, owner, &x);
+        if (r < 0)
+                return r;
+        r = session_pid_hint(&x->ctl, hint, now_ns());
+        if (r < 0)
+                return r;
+        apply(w);
+        return 0;
+}
+
+unsigned work_sessions_output(const WorkSessions *w, const Session *x) {
+        (void) w;
+        return session_pid_output(&x->ctl, now_ns());
+}
