@@ -40,7 +40,8 @@ static void help(void) {
                "                                 Hold GROUP at N or more while COMMAND runs\n"
                "  mode [auto|manual]             Print or set the mode\n"
                "  reload                         Reload the configuration\n"
-               "  monitor                        Print changes as they happen\n\n"
+               "  monitor                        Print changes as they happen\n"
+               "  sessions                       List the work sessions\n\n"
                "Exit status: 0 ok, 1 failure, 2 usage, 3 boostd unreachable,\n"
                "4 access denied, 5 request rejected; hold: the command's status.\n");
 }
@@ -429,12 +430,45 @@ static bool verb_known(const char *verb, int n_args) {
                 { "status", 0, 0 },  { "get", 1, 1 },    { "set", 2, 2 },
                 { "classify", 2, 2 }, { "foreground", 1, 1 }, { "why", 1, 1 },  { "hold", 2, -1 },
                 { "mode", 0, 1 },    { "reload", 0, 0 }, { "monitor", 0, 0 },
+                { "sessions", 0, 0 },
         };
 
         for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
                 if (strcmp(verb, verbs[i].verb) == 0)
                         return n_args >= verbs[i].min && (verbs[i].max < 0 || n_args <= verbs[i].max);
         return false;
+}
+
+/* sessions: path, client PID, UID, threads and output of each */
+static int cmd_sessions(sd_bus *bus) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        uint32_t pid, uid, threads, boost;
+        const char *path;
+        int r, n = 0;
+
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Sessions", &e,
+                                &reply, "a(ouuuu)");
+        if (r < 0) {
+                r = exit_for_error(&e, r);
+                sd_bus_error_free(&e);
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "(ouuuu)");
+        while (r >= 0 &&
+               (r = sd_bus_message_read(reply, "(ouuuu)", &path, &pid, &uid, &threads, &boost)) > 0) {
+                printf("%s  pid %" PRIu32 "  uid %" PRIu32 "  threads %" PRIu32 "  boost %" PRIu32
+                       "\n", path, pid, uid, threads, boost);
+                n++;
+        }
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                fprintf(stderr, "boostctl: cannot read the sessions: %s\n", strerror(-r));
+                return EXIT_FAIL;
+        }
+        if (n == 0)
+                printf("(none)\n");
+        return EXIT_OK;
 }
 
 /* "1.5" -> 1500000 µs; above 0. */
@@ -558,6 +592,8 @@ int main(int argc, char *argv[]) {
                 r = call(bus, "Reload", NULL, "");
         else if (strcmp(verb, "monitor") == 0 && argc == 2)
                 r = cmd_monitor(bus);
+        else if (strcmp(verb, "sessions") == 0 && argc == 2)
+                r = cmd_sessions(bus);
         else
                 r = usage_error("unknown command or wrong number of arguments");
 

@@ -11,9 +11,15 @@
 #define BOOST_ERROR_INVALID_MODE    BOOST_ERROR_PREFIX "InvalidMode"
 #define BOOST_ERROR_INVALID_CONFIG  BOOST_ERROR_PREFIX "InvalidConfig"
 #define BOOST_ERROR_BACKEND_FAILED  BOOST_ERROR_PREFIX "BackendFailed"
+#define BOOST_ERROR_TOO_MANY_SESSIONS BOOST_ERROR_PREFIX "TooManySessions"
+#define BOOST_ERROR_NO_SUCH_SESSION BOOST_ERROR_PREFIX "NoSuchSession"
+#define BOOST_ERROR_RATE_LIMITED    BOOST_ERROR_PREFIX "RateLimited"
 #define BOOST_ERROR_INVALID_ARGS    "org.freedesktop.DBus.Error.InvalidArgs"
 #define BOOST_ERROR_ACCESS_DENIED   "org.freedesktop.DBus.Error.AccessDenied"
 
 #define BOOST_BUS_NAME  "org.boostd.Boost1"
 #define BOOST_BUS_PATH  "/org/boostd/Boost1"
 #define BOOST_BUS_IFACE "org.boostd.Boost1"
+/* Work sessions: BOOST_SESSION_PREFIX/N, interface org.boostd.Session1 */
+#define BOOST_SESSION_PREFIX "/org/boostd/Boost1/session"
+#define BOOST_SESSION_IFACE  "org.boostd.Session1"

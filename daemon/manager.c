@@ -165,6 +165,10 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
         r = placer_init(&m->placer, m->root, m->proc_root, m->event, m->state, &m->groups, &m->log);
         if (r < 0)
                 return r;
+        r = work_sessions_init(&m->work, m->root, m->proc_root, m->event, &m->config->sessions,
+                               &m->log);
+        if (r < 0)
+                return r;
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -180,6 +184,7 @@ Manager *manager_free(Manager *m) {
         input_source_free(m->input);
         power_source_free(m->power);
         placer_done(&m->placer);
+        work_sessions_done(&m->work);
         if (m->config)
                 groups_done(&m->groups);
         backend_free(m->backend);
@@ -277,7 +282,15 @@ static void manager_stop_sources(Manager *m) {
         m->power = power_source_free(m->power);
 }
 
+/* Sessions live with their clients' connections, which a restart ends:
+ * their threads get their values back at a stop and at a detach. */
+static void manager_end_sessions(Manager *m) {
+        while (m->work.sessions.n > 0)
+                (void) work_sessions_close(&m->work, m->work.sessions.sessions[0]->id, NULL);
+}
+
 void manager_detach(Manager *m) {
+        manager_end_sessions(m);
         manager_stop_sources(m);
         m->started = false;
         state_commit(m->state);
@@ -286,6 +299,7 @@ void manager_detach(Manager *m) {
 int manager_stop(Manager *m) {
         int r;
 
+        manager_end_sessions(m);
         manager_stop_sources(m);
         if (!m->started || !m->backend || !m->backend->vt)
                 return 0;
@@ -430,6 +444,7 @@ int manager_reload(Manager *m, char **ret_config_error) {
          * before the old one goes. */
         input_source_reload(m->input, &c->input);
         power_source_reload(m->power, &c->power);
+        work_sessions_reconfigure(&m->work, &c->sessions);
         config_free(old);
         placer_place_all(&m->placer);
         log_info(&m->log, "Configuration reloaded.");

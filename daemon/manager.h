@@ -21,6 +21,7 @@
 #include "state.h"
 #include "seats-watch.h"
 #include "units.h"
+#include "work-sessions.h"
 
 typedef enum Mode {
         MODE_AUTO,
@@ -73,6 +74,7 @@ typedef struct Manager {
         Units *units;                   /* units as they appear */
         SeatsWatch *seats;              /* logind's seats */
         ProcMon *procmon;               /* exec and exit events */
+        WorkSessions work;              /* work sessions and their threads */
         GameModeWatch *gamemode;        /* GameMode's games */
         bool started;
 } Manager;

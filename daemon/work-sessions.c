@@ -41,6 +41,8 @@ int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root,
 }
 
 void work_sessions_done(WorkSessions *w) {
+        if (!w->root)
+                return;         /* never initialized */
         while (w->sessions.n > 0)
                 (void) work_sessions_close(w, w->sessions.sessions[0]->id, NULL);
         apply(w);
@@ -231,7 +233,7 @@ int work_sessions_close(WorkSessions *w, uint32_t id, const char *owner) {
         r = sessions_close(&w->sessions, id, owner, &ud);
         if (r < 0)
                 return r;
-        if (!owner && w->closed)
+        if (w->closed)
                 w->closed(w->userdata, id, ud);
         apply(w);
         return 0;

@@ -31,8 +31,8 @@ typedef struct WorkSessions {
         sd_event *event;
         sd_event_source *timer;
         const LogContext *log;
-        /* told when a session's output (its Boost property) may have
-         * changed, and when a session was closed by the manager */
+        /* told when a session's output (its Boost property) changed,
+         * and when a session was closed (its Session.userdata given) */
         void *userdata;
         void (*output_changed)(void *userdata, const Session *x);
         void (*closed)(void *userdata, uint32_t id, void *session_userdata);

@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Integration tests of boostd's work sessions (org.boostd.Session1) on a
+real private D-Bus daemon. The caller is this process: its sessions name
+threads of its own, real ones in /proc; what boostd gives a thread shows in
+the file proc/TID/util_min of the temporary root, which the test creates
+for each thread (boostd's test seam for uclamp.min: the build machine's
+kernel may have no uclamp; the guest system test uses the real one).
+
+Usage: test-boostd-sessions.py BOOSTD BOOSTCTL
+"""
+
+import os
+import subprocess
+import sys
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import boostd_harness as harness  # noqa: E402  (exits 77 without dbus and dbusmock)
+
+import dbus  # noqa: E402  (checked by the harness)
+
+from boostd_harness import ERR, NAME, eventually  # noqa: E402
+
+SESSION_IFACE = 'org.boostd.Session1'
+T = 16666667    # a 60 Hz frame, ns
+
+
+class Threads:
+    """n threads of this process that wait until stop()."""
+
+    def __init__(self, n):
+        self.done = threading.Event()
+        self.tids = []
+        ready = threading.Barrier(n + 1)
+
+        def body():
+            self.tids.append(threading.get_native_id())
+            ready.wait()
+            self.done.wait()
+        self.threads = [threading.Thread(target=body) for _ in range(n)]
+        for t in self.threads:
+            t.start()
+        ready.wait()
+
+    def stop(self):
+        self.done.set()
+        for t in self.threads:
+            t.join()
+
+
+class SessionsTest(harness.BoostdTest):
+    def setUp(self):
+        super().setUp()
+        self.polkit.SetAllowed(['org.boostd.session'])
+        self.workers = Threads(3)
+        for t in self.workers.tids:
+            self.clamp_file(t, 0)
+
+    def tearDown(self):
+        try:
+            super().tearDown()
+        finally:
+            self.workers.stop()
+
+    def clamp_file(self, tid, value=None):
+        path = f'{self.root}/proc/{tid}/util_min'
+        if value is not None:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'w') as f:
+                f.write(f'{value}\n')
+        return path
+
+    def util_min(self, tid):
+        with open(self.clamp_file(tid)) as f:
+            return int(f.read())
+
+    def create(self, tids, target=T, bus=None):
+        for t in tids:
+            if not os.path.exists(self.clamp_file(t)):
+                self.clamp_file(t, 0)
+        iface = dbus.Interface((bus or self.sysbus).get_object(NAME, '/org/boostd/Boost1'),
+                               'org.boostd.Boost1')
+        path = iface.CreateSession(dbus.Array(tids, signature='u'), dbus.UInt64(target))
+        return self.session(path, bus)
+
+    def session(self, path, bus=None):
+        obj = (bus or self.sysbus).get_object(NAME, path)
+        return dbus.Interface(obj, SESSION_IFACE), dbus.Interface(obj, dbus.PROPERTIES_IFACE)
+
+    def report(self, s, *actual):
+        s.ReportActualWorkDurations(dbus.Array([dbus.Struct((dbus.UInt64(i + 1), dbus.UInt64(a)))
+                                                for i, a in enumerate(actual)], signature='(tt)'))
+
+    def assertDBusError(self, name, fn, *args):
+        with self.assertRaises(dbus.exceptions.DBusException) as cm:
+            fn(*args)
+        self.assertEqual(cm.exception.get_dbus_name(), name, cm.exception.get_dbus_message())
+        return cm.exception.get_dbus_message()
+
+    def test_loop_and_give_back(self):
+        a, b, c = self.workers.tids
+        self.clamp_file(b, 250)
+        s, props = self.create([a, b])
+        # the initial output at once, on both threads
+        self.assertEqual(self.util_min(a), 100)
+        self.assertEqual(self.util_min(b), 100)
+        self.assertEqual(props.Get(SESSION_IFACE, 'Boost'), 100)
+        self.assertEqual(list(props.Get(SESSION_IFACE, 'Threads')), [a, b])
+        self.assertEqual(props.Get(SESSION_IFACE, 'Target'), T)
+        # frames over their target raise it: 1 ms over is +81 (by hand:
+        # P 50, I 1.66, D 30.12), far over reaches the high bound
+        self.report(s, T + 1000000)
+        self.assertEqual(self.util_min(a), 181)
+        self.report(s, 3 * T, 3 * T)
+        self.assertEqual(self.util_min(a), 384)
+        self.assertEqual(props.Get(SESSION_IFACE, 'Boost'), 384)
+        # under the target it comes down
+        self.report(s, T // 2)
+        self.assertLess(self.util_min(a), 384)
+        # SetThreads: b leaves and gets its 250 back, c joins
+        s.SetThreads(dbus.Array([a, c], signature='u'))
+        self.assertEqual(self.util_min(b), 250)
+        self.assertEqual(self.util_min(c), self.util_min(a))
+        # hints
+        s.SendHint('load-reset')
+        self.assertEqual(self.util_min(a), 100)
+        s.SendHint('load-up')
+        self.assertEqual(self.util_min(a), 384)
+        s.SendHint('load-down')
+        self.assertEqual(self.util_min(a), 0)
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', s.SendHint, 'load-sideways')
+        s.UpdateTargetWorkDuration(dbus.UInt64(2 * T))
+        self.assertEqual(props.Get(SESSION_IFACE, 'Target'), 2 * T)
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', s.UpdateTargetWorkDuration,
+                             dbus.UInt64(99999))
+        self.assertEqual(props.Get(SESSION_IFACE, 'Target'), 2 * T)
+        # Sessions on Boost1, and boostctl sessions
+        listed = self.props.Get('org.boostd.Boost1', 'Sessions')
+        self.assertEqual(len(listed), 1)
+        self.assertEqual(listed[0][1], os.getpid())
+        self.assertEqual(listed[0][3], 2)
+        r = self.boostctl('sessions')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, rf'/org/boostd/Boost1/session/\d+ +pid {os.getpid()} +uid 0 '
+                         r'+threads 2 +boost 0\n')
+        # Close gives every value back (0 as a reset, which reads 0)
+        s.Close()
+        self.assertEqual(self.util_min(a), 0)
+        self.assertEqual(self.util_min(c), 0)
+        self.assertEqual(self.util_min(b), 250)
+        # its object is gone with it
+        self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject', s.Close)
+        self.assertEqual(len(self.props.Get('org.boostd.Boost1', 'Sessions')), 0)
+
+    def test_bad_calls_change_nothing(self):
+        a, b, _ = self.workers.tids
+        other = subprocess.Popen(['sleep', '60'])
+        self.children.append(other)
+        self.clamp_file(other.pid, 0)
+        # threads of another process, none, twice, a bad target
+        msg = self.assertDBusError(ERR + 'NoSuchProcess', self.create, [a, other.pid])
+        self.assertIn("caller's process", msg)
+        self.assertEqual(self.util_min(a), 0)
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.create, [])
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.create, [a, a])
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.create, [a], 99999)
+        self.assertEqual(len(self.props.Get('org.boostd.Boost1', 'Sessions')), 0)
+        # another client cannot drive this client's session
+        s, _ = self.create([a])
+        other_bus = dbus.bus.BusConnection(self.addr)
+        s2, _ = self.session(s.object_path, other_bus)
+        self.assertDBusError('org.freedesktop.DBus.Error.AccessDenied', self.report, s2, 3 * T)
+        self.assertDBusError('org.freedesktop.DBus.Error.AccessDenied', s2.Close)
+        self.assertEqual(self.util_min(a), 100)
+        # bad reports: empty, a zero duration, too many
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.report, s)
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.report, s, T, 0)
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', self.report, s, *([T] * 65))
+        self.assertDBusError(ERR + 'NoSuchProcess', s.SetThreads,
+                             dbus.Array([b, other.pid], signature='u'))
+        self.assertEqual(self.util_min(a), 100)
+        self.assertEqual(self.util_min(b), 0)
+        other_bus.close()
+
+    def test_rate_limit(self):
+        a = self.workers.tids[0]
+        s, _ = self.create([a])
+        for _ in range(10):
+            self.report(s, T)
+        msg = self.assertDBusError(ERR + 'RateLimited', self.report, s, 3 * T)
+        self.assertIn('batch', msg)
+        # the rejected report changed nothing
+        self.assertEqual(self.util_min(a), 100)
+
+    def test_client_leaving_closes(self):
+        a, b, _ = self.workers.tids
+        self.clamp_file(a, 33)
+        bus = dbus.bus.BusConnection(self.addr)
+        s, _ = self.create([a, b], bus=bus)
+        self.report(s, 3 * T)
+        self.assertEqual(self.util_min(a), 384)
+        bus.close()
+        eventually(lambda: self.util_min(a) == 33, msg='value given back')
+        self.assertEqual(self.util_min(b), 0)
+        eventually(lambda: len(self.props.Get('org.boostd.Boost1', 'Sessions')) == 0,
+                   msg='session closed')
+
+    def test_stale_and_limits(self):
+        a = self.workers.tids[0]
+        # a 1 ms target: stale 10 ms after the last report, at the low bound
+        s, props = self.create([a], target=1000000)
+        self.report(s, 3000000)
+        self.assertEqual(self.util_min(a), 384)
+        eventually(lambda: self.util_min(a) == 0, msg='stale session at the low bound')
+        self.assertTrue(props.Get(SESSION_IFACE, 'Stale'))
+        self.report(s, 3000000)
+        self.assertEqual(self.util_min(a), 384)
+        self.assertFalse(props.Get(SESSION_IFACE, 'Stale'))
+        # at most 4 sessions per client
+        for _ in range(3):
+            self.create([a])
+        self.assertDBusError(ERR + 'TooManySessions', self.create, [a])
+
+    def unprivileged_create(self):
+        """CreateSession of a client running as nobody for its own main
+        thread: what it printed, the error's name or the session's path."""
+        helper = subprocess.Popen(
+            ['setpriv', *harness.as_user('nobody'), sys.executable, '-c', UNPRIVILEGED, self.addr],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.children.append(helper)
+        self.clamp_file(helper.pid, 0)
+        helper.stdin.write('go\n')
+        helper.stdin.flush()
+        out = helper.stdout.readline().strip()
+        helper.stdin.close()
+        helper.wait(20)
+        return out
+
+    def test_needs_authorization(self):
+        self.polkit.SetAllowed(dbus.Array([], signature='s'))
+        self.assertEqual(self.unprivileged_create(), 'org.freedesktop.DBus.Error.AccessDenied')
+        self.assertEqual(len(self.props.Get('org.boostd.Boost1', 'Sessions')), 0)
+        self.polkit.SetAllowed(['org.boostd.session'])
+        self.assertRegex(self.unprivileged_create(), r'^/org/boostd/Boost1/session/\d+$')
+        # it left the bus: its session is gone
+        eventually(lambda: len(self.props.Get('org.boostd.Boost1', 'Sessions')) == 0,
+                   msg='session closed')
+
+
+# A client of its own: waits for a line, asks for a session for its main
+# thread, prints the session's path or the error's name, and waits for
+# the end of its input.
+UNPRIVILEGED = """
+import os, sys, dbus
+bus = dbus.bus.BusConnection(sys.argv[1])
+b = dbus.Interface(bus.get_object('org.boostd.Boost1', '/org/boostd/Boost1'), 'org.boostd.Boost1')
+sys.stdin.readline()
+try:
+    print(b.CreateSession(dbus.Array([os.getpid()], signature='u'), dbus.UInt64(16666667)),
+          flush=True)
+except dbus.exceptions.DBusException as e:
+    print(e.get_dbus_name(), flush=True)
+sys.stdin.read()
+"""
+
+
+if __name__ == '__main__':
+    harness.main(__doc__)
