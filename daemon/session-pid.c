@@ -38,7 +38,7 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
 int session_pid_report(SessionPid *s, const SessionWork *work, size_t n, uint64_t now) {
         const SessionsConfig *c = s->config;
         int64_t dt = ns_to_units((int64_t) s->target_ns);
-        int64_t err_sum = 0, error = 0, derivative, integral = s->integral;
+        int64_t err_sum = 0, error = 0, mean, derivative, integral = s->integral;
         int64_t i_high, i_low, next;
         double p_out, i_out, d_out;
 
@@ -55,12 +55,15 @@ int session_pid_report(SessionPid *s, const SessionWork *work, size_t n, uint64_
         for (size_t i = 0; i < n; i++) {
                 error = ns_to_units((int64_t) work[i].actual_ns - (int64_t) s->target_ns);
                 err_sum += error;
-                /* No wind-up: an error the output cannot answer, being at
-                 * its bound already, is not integrated. */
-                if ((error > 0 && s->value >= c->high) || (error < 0 && s->value <= c->low))
-                        continue;
-                integral = clamp64(integral + error * dt, i_low, i_high);
         }
+        /* The integral takes the batch's mean error once, not each of its
+         * errors: ADPF integrates every duration, so that a client
+         * batching 8 frames a report would get 8 times the integral gain.
+         * No wind-up: an error the output cannot answer, being at its
+         * bound already, is not integrated. */
+        mean = err_sum / (int64_t) n;
+        if (!((mean > 0 && s->value >= c->high) || (mean < 0 && s->value <= c->low)))
+                integral = clamp64(integral + mean * dt, i_low, i_high);
         /* P on the batch's mean error; D on its last error against the one
          * before (ADPF's windows: all, all, 1). Asymmetric gains: a frame
          * over its target raises faster than one under it lowers. */

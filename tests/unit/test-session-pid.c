@@ -105,6 +105,30 @@ static void test_one_report_by_hand(void **state) {
         sessions_config_done(&c);
 }
 
+/* A report of 8 frames of one duration moves the output as a report of
+ * one such frame does: how a client batches does not change the gains. */
+static void test_batch_size_invariant(void **state) {
+        static const uint64_t durations[] = { 3 * T, T + 2000000, T - 3000000, T, 2 * T, T / 2 };
+        SessionsConfig c;
+        SessionPid one, eight;
+        SessionWork w[8];
+        uint64_t now = 0;
+
+        (void) state;
+        sessions_config_init(&c);
+        assert_int_equal(session_pid_init(&one, &c, T, 0), 0);
+        assert_int_equal(session_pid_init(&eight, &c, T, 0), 0);
+        for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
+                now += 8 * T;
+                for (size_t k = 0; k < 8; k++)
+                        w[k] = (SessionWork) { now, durations[i] };
+                assert_int_equal(session_pid_report(&one, w, 1, now), 0);
+                assert_int_equal(session_pid_report(&eight, w, 8, now), 0);
+                assert_int_equal(session_pid_output(&eight, now), session_pid_output(&one, now));
+        }
+        sessions_config_done(&c);
+}
+
 static void test_bounds_and_bad_reports(void **state) {
         SessionsConfig c;
         SessionPid s, before;
@@ -353,6 +377,7 @@ static void test_config_keys(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_one_report_by_hand),
+                cmocka_unit_test(test_batch_size_invariant),
                 cmocka_unit_test(test_bounds_and_bad_reports),
                 cmocka_unit_test(test_reference_gains_converge),
                 cmocka_unit_test(test_cpu_bound_gains_converge),
