@@ -265,6 +265,36 @@ static int call_quiet(sd_bus *bus, const char *method, sd_bus_message **reply, c
 
 /* why PID: "PID 1240 is in performance: inherited from PID 1234
  * (classified)". */
+/* The work sessions naming thread tid, with their output: what sets its
+ * uclamp.min, beside the group that gives its boost. Best effort: a
+ * session closing meanwhile is left out. */
+static void print_sessions_of(sd_bus *bus, uint32_t tid) {
+        sd_bus_message *list = NULL, *threads = NULL;
+        const char *path;
+        uint32_t u, boost;
+        int r;
+
+        if (sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Sessions", NULL, &list,
+                                "a(ouuuu)") < 0)
+                return;
+        r = sd_bus_message_enter_container(list, 'a', "(ouuuu)");
+        while (r >= 0 && (r = sd_bus_message_read(list, "(ouuuu)", &path, &u, &u, &u, &boost)) > 0) {
+                bool found = false;
+
+                if (sd_bus_get_property(bus, BOOST_BUS_NAME, path, BOOST_SESSION_IFACE, "Threads", NULL,
+                                        &threads, "au") < 0)
+                        continue;
+                if (sd_bus_message_enter_container(threads, 'a', "u") >= 0)
+                        while (sd_bus_message_read(threads, "u", &u) > 0)
+                                found = found || u == tid;
+                threads = sd_bus_message_unref(threads);
+                if (found)
+                        printf("thread %" PRIu32 " is in work session %s: uclamp.min %" PRIu32 "\n", tid,
+                               path, boost);
+        }
+        sd_bus_message_unref(list);
+}
+
 static int cmd_why(sd_bus *bus, uint32_t pid) {
         sd_bus_message *reply = NULL, *up = NULL;
         const char *group, *class, *reason, *rule, *up_reason = NULL, *s;
@@ -291,6 +321,7 @@ static int cmd_why(sd_bus *bus, uint32_t pid) {
         if (strcmp(group, class) != 0)
                 printf(" (its class: %s)", class);
         printf("\n");
+        print_sessions_of(bus, pid);
         sd_bus_message_unref(up);
         sd_bus_message_unref(reply);
         return EXIT_OK;

@@ -141,6 +141,12 @@ class SessionsTest(harness.BoostdTest):
         self.assertEqual(len(listed), 1)
         self.assertEqual(listed[0][1], os.getpid())
         self.assertEqual(listed[0][3], 2)
+        r = self.boostctl('why', str(c))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, rf'thread {c} is in work session /org/boostd/Boost1/session/\d+: '
+                         r'uclamp.min 0\n')
+        r = self.boostctl('why', str(b))
+        self.assertNotIn('work session', r.stdout)
         r = self.boostctl('sessions')
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, rf'/org/boostd/Boost1/session/\d+ +pid {os.getpid()} +uid 0 '

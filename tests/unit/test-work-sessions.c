@@ -163,6 +163,29 @@ static void test_largest_output_and_reset(void **state) {
         assert_int_equal(util_min(f, 100), 0);
 }
 
+/* A reload's new bounds apply to the open sessions at once. */
+static void test_reconfigure(void **state) {
+        Fixture *f = *state;
+        SessionWork over = { 1, 3 * T };
+        SessionsConfig c = f->config;
+        uint32_t a;
+
+        add_thread(f, 100, 100, 0);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, (pid_t[]) { 100 }, 1, T, &a), 0);
+        assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(util_min(f, 100), 384);
+        c.high = 200;
+        c.initial = 50;
+        work_sessions_reconfigure(&f->w, &c);
+        assert_int_equal(util_min(f, 100), 200);
+        assert_int_equal(work_sessions_hint(&f->w, a, ":1.1", SESSION_HINT_LOAD_RESET), 0);
+        assert_int_equal(util_min(f, 100), 50);
+        c.low = 80;
+        c.initial = 90;
+        work_sessions_reconfigure(&f->w, &c);
+        assert_int_equal(util_min(f, 100), 80);
+}
+
 static void test_stale_on_the_timer(void **state) {
         Fixture *f = *state;
         SessionWork over = { 1, 3 * 1000000ULL };
@@ -188,6 +211,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_apply_and_give_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_largest_output_and_reset, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reconfigure, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale_on_the_timer, setup, teardown),
         };
 
