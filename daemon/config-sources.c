@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The sections of the event sources: [Input] and [Power]. */
+/* The sections of the event sources: [Input], [Power] and [Launch]. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,4 +133,20 @@ int power_config_parse_key(PowerConfig *c, const char *key, const char *value, c
                 return parse_range(key, value, 0, LOW_BATTERY_HYSTERESIS_MAX, &c->hysteresis,
                                    ret_msg);
         return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Power]", key);
+}
+
+void launch_config_init(LaunchConfig *c) {
+        *c = (LaunchConfig) {
+                .boost = 0,
+                .duration_ms = LAUNCH_DURATION_MS_DEFAULT,
+        };
+}
+
+int launch_config_parse_key(LaunchConfig *c, const char *key, const char *value, char **ret_msg) {
+        *ret_msg = NULL;
+        if (streq(key, "Boost"))
+                return parse_range(key, value, 0, BOOST_MAX, &c->boost, ret_msg);
+        if (streq(key, "DurationMs"))
+                return parse_range(key, value, 1, LAUNCH_DURATION_MS_MAX, &c->duration_ms, ret_msg);
+        return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Launch]", key);
 }

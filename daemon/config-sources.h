@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The sections of the event sources: [Input] and [Power]. */
+/* The sections of the event sources: [Input], [Power] and [Launch]. */
 #pragma once
 
 #include <stdbool.h>
@@ -28,6 +28,17 @@ typedef struct InputConfig {
         unsigned group_line;
 } InputConfig;
 
+#define LAUNCH_DURATION_MS_DEFAULT 5000U
+#define LAUNCH_DURATION_MS_MAX 60000U
+#define LAUNCH_AGE_MS 1000U             /* "just started": younger than this */
+
+/* [Launch]: an app brought to the foreground just after it started gets
+ * its group raised for a while. Off (Boost=0) unless configured. */
+typedef struct LaunchConfig {
+        unsigned boost;
+        unsigned duration_ms;
+} LaunchConfig;
+
 typedef struct PowerConfig {
         unsigned low_percent;   /* 0 = never low */
         unsigned hysteresis;
@@ -36,12 +47,14 @@ typedef struct PowerConfig {
 int input_config_init(InputConfig *c);
 void input_config_done(InputConfig *c);
 void power_config_init(PowerConfig *c);
+void launch_config_init(LaunchConfig *c);
 
 /* Parse one key; on error return negative errno and the message (without
  * file and line) in *ret_msg. */
 int input_config_parse_key(InputConfig *c, const char *key, const char *value,
                            const char *file, unsigned line, char **ret_msg);
 int power_config_parse_key(PowerConfig *c, const char *key, const char *value, char **ret_msg);
+int launch_config_parse_key(LaunchConfig *c, const char *key, const char *value, char **ret_msg);
 
 /* "keyboard,pointer" -> mask; -EINVAL on an unknown kind. */
 int input_kinds_from_string(const char *s, unsigned *ret);

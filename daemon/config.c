@@ -52,6 +52,7 @@ Config *config_new(void) {
         if (input_config_init(&c->input) < 0)
                 return config_free(c);
         power_config_init(&c->power);
+        launch_config_init(&c->launch);
         if (sessions_config_init(&c->sessions) < 0)
                 return config_free(c);
         c->log_level = -1;
@@ -168,7 +169,7 @@ static int parser_section(Parser *p, const char *section) {
         p->n_sections_seen++;
 
         if (streq(section, "Daemon") || streq(section, "Input") || streq(section, "Power") ||
-            streq(section, "Sessions"))
+            streq(section, "Sessions") || streq(section, "Launch"))
                 return 1;
 
         if (section_split(section, "Class", &name)) {
@@ -487,6 +488,8 @@ static int parse_auto_key(Parser *p, const char *section, const char *key, const
 
         if (streq(section, "Input"))
                 r = input_config_parse_key(&p->config->input, key, value, p->file, p->line, &msg);
+        else if (streq(section, "Launch"))
+                r = launch_config_parse_key(&p->config->launch, key, value, &msg);
         else if (streq(section, "Sessions"))
                 r = sessions_config_parse_key(&p->config->sessions, key, value, p->file, p->line,
                                               &msg);
@@ -523,7 +526,8 @@ static int parser_handler(void *user, const char *section, const char *key, cons
                 return parser_fail(p, -EINVAL, "key '%s' outside of any section", key);
         if (streq(section, "Daemon"))
                 return parse_daemon_key(p, key, value);
-        if (streq(section, "Input") || streq(section, "Power") || streq(section, "Sessions"))
+        if (streq(section, "Input") || streq(section, "Power") || streq(section, "Sessions") ||
+            streq(section, "Launch"))
                 return parse_auto_key(p, section, key, value);
         if (section_split(section, "Class", &name))
                 return parse_class_key(p, section, name, key, value);

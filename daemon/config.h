@@ -69,6 +69,7 @@ typedef struct Config {
         InputConfig input;      /* [Input] */
         PowerConfig power;      /* [Power] */
         SessionsConfig sessions; /* [Sessions] */
+        LaunchConfig launch;    /* [Launch] */
 } Config;
 
 Config *config_new(void);

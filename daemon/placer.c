@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "event-util.h"
@@ -34,6 +35,8 @@ int placer_init(Placer *p, const char *root, const char *proc_root, sd_event *ev
 
 void placer_done(Placer *p) {
         p->linger_timer = sd_event_source_disable_unref(p->linger_timer);
+        p->launch_unit = mfree(p->launch_unit);
+        p->launch_cookie = 0;
         for (size_t i = 0; i < p->n_foregrounds; i++)
                 free(p->foregrounds[i].unit);
         p->n_foregrounds = 0;
@@ -589,6 +592,61 @@ static void placer_unit_leaves_others(Placer *p, const char *unit, const Foregro
                         p->foregrounds[i].unit = mfree(p->foregrounds[i].unit);
 }
 
+/* A process younger than LAUNCH_AGE_MS: its start time (clock ticks
+ * since boot, /proc/PID/stat) against CLOCK_BOOTTIME. */
+static bool process_just_started(const ProcessId *id) {
+        struct timespec ts;
+        long hz = sysconf(_SC_CLK_TCK);
+        uint64_t now_ms, start_ms;
+
+        if (hz <= 0 || id->start_time == 0 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+                return false;
+        now_ms = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+        start_ms = id->start_time * 1000 / (uint64_t) hz;
+        return now_ms >= start_ms && now_ms - start_ms < LAUNCH_AGE_MS;
+}
+
+static void placer_launch_end(Placer *p) {
+        if (p->launch_cookie == 0)
+                return;
+        /* -ENOENT: it expired by itself */
+        (void) groups_release(p->groups, p->launch_cookie, "launch");
+        p->launch_cookie = 0;
+        p->launch_id = (ProcessId) {};
+        p->launch_unit = mfree(p->launch_unit);
+}
+
+/* The foreground moved to id (of unit): a launch boost for another app
+ * ends, and a process that just started gets one on the group it went
+ * to. */
+static void placer_launch(Placer *p, const ProcessId *id, const char *unit) {
+        const LaunchConfig *c = &p->groups->config->launch;
+        PlacerReport rep;
+        Hold *h;
+        int r;
+
+        if (p->launch_cookie &&
+            ((p->launch_id.pid == id->pid && p->launch_id.start_time == id->start_time) ||
+             (unit && streq_ptr(p->launch_unit, unit))))
+                return;         /* the same app */
+        placer_launch_end(p);
+        if (c->boost == 0 || !p->auto_mode || !process_just_started(id))
+                return;
+        if (placer_explain(p, id->pid, &rep) < 0 || rep.class == 0)
+                return;
+        r = groups_hold(p->groups, p->groups->groups[rep.class].name, c->boost, c->duration_ms,
+                        "launch", "launch", 0, &h);
+        if (r < 0) {
+                log_warning_errno(p->log, r, "Cannot give PID %d its launch boost: %m", (int) id->pid);
+                return;
+        }
+        p->launch_cookie = h->cookie;
+        p->launch_id = *id;
+        p->launch_unit = unit ? strdup(unit) : NULL;
+        log_info(p->log, "Launch boost: %s at least %u for %u ms (PID %d).",
+                 p->groups->groups[rep.class].name, c->boost, c->duration_ms, (int) id->pid);
+}
+
 int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
@@ -636,6 +694,7 @@ int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         placer_foreground_changed(p, fg, &old, old_unit, pid);
         log_info(p->log, "Foreground%s%s: PID %d%s%s.", seat[0] ? " of " : "", seat, (int) pid,
                  fg->unit ? ", unit " : "", fg->unit ?: "");
+        placer_launch(p, &id, fg->unit);
         placer_foreground_gc(p);
         placer_save_foregrounds(p);
         state_commit(p->state);
@@ -666,6 +725,8 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         /* The focus moved to or from a unit: the process named by
          * SetForeground() is no longer it. */
         fg->id = (ProcessId) {};
+        if (!unit || !streq_ptr(unit, p->launch_unit))
+                placer_launch_end(p);
         placer_unit_leaves_others(p, fg->unit, fg);
         placer_foreground_changed(p, fg, &old, old_unit, 0);
         log_info(p->log, "Foreground%s%s: %s.", seat[0] ? " of " : "", seat, unit ?: "none");

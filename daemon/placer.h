@@ -60,6 +60,12 @@ typedef struct Placer {
          * through the placed list only when it has heirs there. */
         pid_t *deciders;
         size_t n_deciders;
+        /* The launch boost in force ([Launch]): a hold of owner "launch"
+         * on the group of the app brought to the foreground just after it
+         * started, ended early by the next foreground; 0 for none. */
+        uint32_t launch_cookie;
+        ProcessId launch_id;
+        char *launch_unit;              /* its app's unit, or NULL */
 } Placer;
 
 int placer_init(Placer *p, const char *root, const char *proc_root, sd_event *event, State *state,

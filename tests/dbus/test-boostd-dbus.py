@@ -152,6 +152,40 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(self.procs_file('interactive'), [b])
         self.assertEqual(self.procs_file('root'), [a])
 
+    def test_launch_boost(self):
+        self.stop_daemon()
+        with open(f'{self.root}/etc/boostd.conf', 'w') as f:
+            f.write('[Launch]\nBoost=70\nDurationMs=3000\n')
+        self.start_daemon()
+        # an app brought to the foreground just after it started: its
+        # group (interactive) at 70 as a hold named launch
+        a = self.spawn_sleep()
+        self.iface.SetForeground(dbus.UInt32(a))
+        self.assertEqual(self.procs_file('interactive'), [a])
+        self.assertEqual(self.boost_file('interactive'), 70)
+        holds = self.props.Get(IFACE, 'Holds')
+        self.assertEqual([(str(h[0]), int(h[1]), str(h[4])) for h in holds], [('interactive', 70, 'launch')])
+        # the focus on the same app keeps it; another app ends it early
+        self.iface.SetForeground(dbus.UInt32(a))
+        self.assertEqual(self.boost_file('interactive'), 70)
+        b = self.spawn_sleep()
+        time.sleep(1.2)         # b is no longer just started
+        self.iface.SetForeground(dbus.UInt32(b))
+        self.assertEqual(self.boost_file('interactive'), 10)
+        self.assertEqual(len(self.props.Get(IFACE, 'Holds')), 0)
+        # and one that lasts its DurationMs ends by itself
+        c = self.spawn_sleep()
+        self.iface.SetForeground(dbus.UInt32(c))
+        self.assertEqual(self.boost_file('interactive'), 70)
+        eventually(lambda: self.boost_file('interactive') == 10, msg='launch boost over')
+
+    def test_no_launch_boost_by_default(self):
+        a = self.spawn_sleep()
+        self.iface.SetForeground(dbus.UInt32(a))
+        self.assertEqual(self.procs_file('interactive'), [a])
+        self.assertEqual(self.boost_file('interactive'), 10)
+        self.assertEqual(len(self.props.Get(IFACE, 'Holds')), 0)
+
     def test_hold_release_timeout(self):
         cookie = self.iface.Hold('background', dbus.UInt32(60), dbus.UInt32(0), 'build')
         self.assertEqual(self.boost_file('background'), 60)

@@ -202,6 +202,9 @@ static const BadCase bad_cases[] = {
         { "[Daemon]\nUclampGroup=boostd\n", -EINVAL, "2: UclampGroup=boostd: not an absolute path" },
         { "[Daemon]\n\nDefaultClass=nope\n", -ENOENT, "3: DefaultClass=nope: unknown class" },
         { "[Input]\nGroup=nope\n", -ENOENT, "2: Group=nope: unknown class" },
+        { "[Launch]\nBoost=101\n", -ERANGE, "2: Boost=101: value out of range 0..100" },
+        { "[Launch]\nDurationMs=0\n", -ERANGE, "2: DurationMs=0: value out of range 1..60000" },
+        { "[Launch]\nDelay=1\n", -EINVAL, "2: unknown key 'Delay' in section [Launch]" },
         { "[Sessions]\nProportionalOver=fast\n", -EINVAL, "2: ProportionalOver=fast: not a number" },
         { "[Sessions]\nIntegral=2\n", -ERANGE, "2: Integral=2: value out of range 0..1" },
         { "[Sessions]\nHigh=2000\n", -ERANGE, "2: High=2000: value out of range 0..1024" },
@@ -276,6 +279,9 @@ static void test_sessions_section(void **state) {
         assert_int_equal(c->sessions.high, 512);
         assert_int_equal(c->sessions.initial, 64);
         assert_int_equal(c->sessions.stale_targets, 5);
+        /* no [Launch]: off */
+        assert_int_equal(c->launch.boost, 0);
+        assert_int_equal(c->launch.duration_ms, 5000);
         config_free(c);
 }
 
