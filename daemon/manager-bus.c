@@ -664,7 +664,8 @@ static int bus_target_error(uint64_t target, sd_bus_error *error) {
 static int bus_threads_error(int r, sd_bus_error *error) {
         if (r == -ESRCH)
                 return bus_error(error, r, BOOST_ERROR_NO_SUCH_PROCESS,
-                                 "Each thread must be a thread of the caller's process");
+                                 "Each thread must be a thread of the caller's process, or with "
+                                 "org.boostd.session-any of a process of the caller's user");
         if (r == -EINVAL)
                 return bus_error(error, r, BOOST_ERROR_INVALID_ARGS, "A thread is named twice");
         if (r == -EOPNOTSUPP)
@@ -674,9 +675,21 @@ static int bus_threads_error(int r, sd_bus_error *error) {
                          strerror(-r));
 }
 
-/* CreateSession(at tids, t target_ns) -> (o session) */
-static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+/* The caller's PID and effective UID. */
+static int bus_caller_pid_uid(sd_bus_message *msg, pid_t *ret_pid, uid_t *ret_uid) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        int r;
+
+        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
+        if (r >= 0)
+                r = sd_bus_creds_get_pid(creds, ret_pid);
+        if (r >= 0)
+                r = sd_bus_creds_get_euid(creds, ret_uid);
+        return r;
+}
+
+/* CreateSession(au tids, t target_ns) -> (o session) */
+static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         _cleanup_(freep) char *path = NULL;
         Manager *m = userdata;
         const char *owner = sd_bus_message_get_sender(msg);
@@ -694,14 +707,13 @@ static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_er
         r = sd_bus_message_read(msg, "t", &target);
         if (r < 0)
                 return r;
-        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
-        if (r >= 0)
-                r = sd_bus_creds_get_pid(creds, &pid);
-        if (r >= 0)
-                r = sd_bus_creds_get_euid(creds, &uid);
+        r = bus_caller_pid_uid(msg, &pid, &uid);
         if (r < 0 || !owner)
                 return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        r = work_sessions_create(&m->work, owner, uid, pid, tids, n, target, &id);
+        /* authorized for org.boostd.session-any if the threads are not all
+         * the caller's own (method_create_session()) */
+        r = work_sessions_create(&m->work, owner, uid, pid, !work_sessions_threads_of(&m->work, pid, tids, n),
+                                 tids, n, target, &id);
         if (r == -EUSERS)
                 return bus_error(error, r, BOOST_ERROR_TOO_MANY_SESSIONS,
                                  "At most %u sessions per client, %u per user and %u in all",
@@ -727,8 +739,10 @@ static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_er
 }
 
 static int method_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        pid_t tids[SESSION_THREADS_MAX];
+        Manager *m = userdata;
+        pid_t tids[SESSION_THREADS_MAX], pid;
         uint64_t target;
+        uid_t uid;
         size_t n;
         int r;
 
@@ -740,7 +754,15 @@ static int method_create_session(sd_bus_message *msg, void *userdata, sd_bus_err
                 return r;
         if (target < SESSION_TARGET_MIN_NS || target > SESSION_TARGET_MAX_NS)
                 return bus_target_error(target, error);
-        return bus_authorize(userdata, msg, "org.boostd.session", perform_create_session, error);
+        /* threads of the caller's own process, or (session-any) of any
+         * process of the caller's user */
+        r = bus_caller_pid_uid(msg, &pid, &uid);
+        if (r < 0)
+                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+        return bus_authorize(m, msg,
+                             work_sessions_threads_of(&m->work, pid, tids, n) ? "org.boostd.session"
+                                                                              : "org.boostd.session-any",
+                             perform_create_session, error);
 }
 
 /* The session of a Session1 call, if the caller owns it. */

@@ -26,6 +26,8 @@ typedef struct Session {
         char *owner;            /* unique bus name of the client */
         uid_t uid;
         pid_t pid;              /* the client's process */
+        bool any;               /* its threads may be of any process of
+                                 * uid, not only of pid */
         pid_t *tids;
         size_t n_tids;
         SessionPid ctl;

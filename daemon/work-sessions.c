@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "event-util.h"
+#include "process.h"
 #include "macro.h"
 #include "util.h"
 #include "work-sessions.h"
@@ -81,6 +82,25 @@ static bool thread_of(const WorkSessions *w, pid_t pid, pid_t tid) {
 
         snprintf(p, sizeof(p), "%s/%d/task/%d", w->proc_root, (int) pid, (int) tid);
         return stat(p, &st) == 0;
+}
+
+bool work_sessions_threads_of(const WorkSessions *w, pid_t pid, const pid_t *tids, size_t n_tids) {
+        for (size_t i = 0; i < n_tids; i++)
+                if (tids[i] <= 0 || !thread_of(w, pid, tids[i]))
+                        return false;
+        return true;
+}
+
+/* A thread the session may name: of its process, or with any of a
+ * process of its user. */
+static bool thread_allowed(const WorkSessions *w, pid_t pid, uid_t uid, bool any, pid_t tid) {
+        uid_t owner;
+
+        if (tid <= 0)
+                return true;    /* sessions.c words that error */
+        if (thread_of(w, pid, tid))
+                return true;
+        return any && proc_get_uid(w->proc_root, tid, &owner) >= 0 && owner == uid;
 }
 
 static AppliedThread *applied_find(WorkSessions *w, pid_t tid) {
@@ -199,17 +219,18 @@ static void apply(WorkSessions *w) {
                 log_warning_errno(w->log, r, "Cannot arm the sessions' timer: %m");
 }
 
-int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pid,
+int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pid, bool any,
                          const pid_t *tids, size_t n_tids, uint64_t target_ns, uint32_t *ret_id) {
         Session *x;
         int r;
 
         for (size_t i = 0; i < n_tids; i++)
-                if (tids[i] > 0 && !thread_of(w, pid, tids[i]))
+                if (!thread_allowed(w, pid, uid, any, tids[i]))
                         return -ESRCH;
         r = sessions_create(&w->sessions, owner, uid, pid, tids, n_tids, target_ns, now_ns(), &x);
         if (r < 0)
                 return r;
+        x->any = any;
         x->published = session_pid_output(&x->ctl, now_ns());
         /* a kernel without uclamp refuses the first thread: no session */
         r = apply_thread(w, tids[0], now_ns());
@@ -299,7 +320,7 @@ int work_sessions_set_threads(WorkSessions *w, uint32_t id, const char *owner, c
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n_tids; i++)
-                if (tids[i] > 0 && !thread_of(w, x->pid, tids[i]))
+                if (!thread_allowed(w, x->pid, x->uid, x->any, tids[i]))
                         return -ESRCH;
         r = sessions_set_threads(x, tids, n_tids);
         if (r < 0)

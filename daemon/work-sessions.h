@@ -45,9 +45,13 @@ void work_sessions_done(WorkSessions *w);
 /* New gains and bounds for every session; outputs are applied again. */
 void work_sessions_reconfigure(WorkSessions *w, const SessionsConfig *config);
 
-/* Every tid must be a thread of process pid (-ESRCH otherwise); then as
- * sessions_create(). The threads run at the initial output at once. */
-int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pid,
+/* Whether every tid is a thread of process pid. */
+bool work_sessions_threads_of(const WorkSessions *w, pid_t pid, const pid_t *tids, size_t n_tids);
+
+/* Every tid must be a thread of process pid, or with any a thread of a
+ * process of uid (-ESRCH otherwise); then as sessions_create(). The
+ * threads run at the initial output at once. */
+int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pid, bool any,
                          const pid_t *tids, size_t n_tids, uint64_t target_ns, uint32_t *ret_id);
 /* owner NULL: the manager's own close (its client left). */
 int work_sessions_close(WorkSessions *w, uint32_t id, const char *owner);

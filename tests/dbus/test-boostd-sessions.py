@@ -162,10 +162,11 @@ class SessionsTest(harness.BoostdTest):
 
     def test_bad_calls_change_nothing(self):
         a, b, _ = self.workers.tids
-        other = subprocess.Popen(['sleep', '60'])
+        other = subprocess.Popen(['setpriv', *harness.as_user('nobody'), 'sleep', '60'])
         self.children.append(other)
+        eventually(lambda: os.stat(f'/proc/{other.pid}').st_uid != 0, msg='sleep as nobody')
         self.clamp_file(other.pid, 0)
-        # threads of another process, none, twice, a bad target
+        # a thread of another user's process, none, twice, a bad target
         msg = self.assertDBusError(ERR + 'NoSuchProcess', self.create, [a, other.pid])
         self.assertIn("caller's process", msg)
         self.assertEqual(self.util_min(a), 0)
@@ -229,15 +230,17 @@ class SessionsTest(harness.BoostdTest):
             self.create([a])
         self.assertDBusError(ERR + 'TooManySessions', self.create, [a])
 
-    def unprivileged_create(self):
-        """CreateSession of a client running as nobody for its own main
-        thread: what it printed, the error's name or the session's path."""
+    def unprivileged_create(self, tid=None):
+        """CreateSession of a client running as nobody for thread tid (its
+        own main thread by default): what it printed, the error's name or
+        the session's path."""
         helper = subprocess.Popen(
             ['setpriv', *harness.as_user('nobody'), sys.executable, '-c', UNPRIVILEGED, self.addr],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.children.append(helper)
-        self.clamp_file(helper.pid, 0)
-        helper.stdin.write('go\n')
+        tid = tid or helper.pid
+        self.clamp_file(tid, 0)
+        helper.stdin.write(f'{tid}\n')
         helper.stdin.flush()
         out = helper.stdout.readline().strip()
         helper.stdin.close()
@@ -254,17 +257,32 @@ class SessionsTest(harness.BoostdTest):
         eventually(lambda: len(self.props.Get('org.boostd.Boost1', 'Sessions')) == 0,
                    msg='session closed')
 
+    def test_threads_of_other_processes(self):
+        theirs = subprocess.Popen(['setpriv', *harness.as_user('nobody'), 'sleep', '60'])
+        self.children.append(theirs)
+        eventually(lambda: os.stat(f'/proc/{theirs.pid}').st_uid != 0, msg='sleep as nobody')
+        # another process of the same user takes org.boostd.session-any
+        self.polkit.SetAllowed(['org.boostd.session'])
+        self.assertEqual(self.unprivileged_create(theirs.pid), 'org.freedesktop.DBus.Error.AccessDenied')
+        self.polkit.SetAllowed(['org.boostd.session', 'org.boostd.session-any'])
+        self.assertRegex(self.unprivileged_create(theirs.pid), r'^/org/boostd/Boost1/session/\d+$')
+        # another user's process, not even with it
+        self.assertEqual(self.unprivileged_create(self.workers.tids[0]),
+                         ERR + 'NoSuchProcess')
+        eventually(lambda: len(self.props.Get('org.boostd.Boost1', 'Sessions')) == 0,
+                   msg='sessions closed')
 
-# A client of its own: waits for a line, asks for a session for its main
-# thread, prints the session's path or the error's name, and waits for
+
+# A client of its own: reads a thread's id, asks for a session for it,
+# prints the session's path or the error's name, and waits for
 # the end of its input.
 UNPRIVILEGED = """
 import os, sys, dbus
 bus = dbus.bus.BusConnection(sys.argv[1])
 b = dbus.Interface(bus.get_object('org.boostd.Boost1', '/org/boostd/Boost1'), 'org.boostd.Boost1')
-sys.stdin.readline()
+tid = int(sys.stdin.readline())
 try:
-    print(b.CreateSession(dbus.Array([os.getpid()], signature='u'), dbus.UInt64(16666667)),
+    print(b.CreateSession(dbus.Array([tid], signature='u'), dbus.UInt64(16666667)),
           flush=True)
 except dbus.exceptions.DBusException as e:
     print(e.get_dbus_name(), flush=True)

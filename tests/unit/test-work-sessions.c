@@ -97,16 +97,16 @@ static void test_apply_and_give_back(void **state) {
         add_thread(f, 100, 101, 250);
         add_thread(f, 200, 201, 7);
         /* the threads must be the process's */
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, (pid_t[]) { 100, 201 }, 2,
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 201 }, 2,
                                               T, NULL), -ESRCH);
         assert_int_equal(f->w.sessions.n, 0);
         assert_int_equal(util_min(f, 100), 0);
 
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, (pid_t[]) { 100, 101 }, 2,
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 101 }, 2,
                                               T, &a), 0);
         assert_int_equal(util_min(f, 100), 100);
         assert_int_equal(util_min(f, 101), 100);
-        assert_int_equal(work_sessions_create(&f->w, ":1.2", 1000, 200, (pid_t[]) { 201 }, 1, T, &b),
+        assert_int_equal(work_sessions_create(&f->w, ":1.2", 1000, 200, false, (pid_t[]) { 201 }, 1, T, &b),
                          0);
         /* only the owner reports */
         assert_int_equal(work_sessions_report(&f->w, a, ":1.2", &over, 1), -EPERM);
@@ -150,9 +150,9 @@ static void test_largest_output_and_reset(void **state) {
 
         add_thread(f, 100, 100, 0);
         add_thread(f, 100, 101, 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, (pid_t[]) { 100, 101 }, 2, T,
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100, 101 }, 2, T,
                                               &a), 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, (pid_t[]) { 101 }, 1, T, &b), 0);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 101 }, 1, T, &b), 0);
         assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(work_sessions_report(&f->w, b, ":1.1", &under, 1), 0);
         /* 101 takes the larger of the two */
@@ -163,6 +163,30 @@ static void test_largest_output_and_reset(void **state) {
         assert_int_equal(util_min(f, 100), 0);
 }
 
+/* With any, a thread of another process of the session's user. */
+static void test_threads_of_any_process_of_the_user(void **state) {
+        Fixture *f = *state;
+        uint32_t a;
+
+        add_thread(f, 100, 100, 0);
+        add_thread(f, 200, 201, 0);
+        add_thread(f, 300, 301, 0);
+        write_file(f->root, "proc/201/status", "Name:\tx\nUid:\t1000\t1000\t1000\t1000\n");
+        write_file(f->root, "proc/301/status", "Name:\ty\nUid:\t1001\t1001\t1001\t1001\n");
+        assert_false(work_sessions_threads_of(&f->w, 100, (pid_t[]) { 100, 201 }, 2));
+        assert_true(work_sessions_threads_of(&f->w, 100, (pid_t[]) { 100 }, 1));
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 201 }, 2,
+                                              T, &a), -ESRCH);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 100, 301 }, 2,
+                                              T, &a), -ESRCH);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 100, 201 }, 2,
+                                              T, &a), 0);
+        assert_int_equal(util_min(f, 201), f->config.initial);
+        /* SetThreads keeps the rule the session was made with */
+        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 301 }, 1), -ESRCH);
+        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), 0);
+}
+
 /* A reload's new bounds apply to the open sessions at once. */
 static void test_reconfigure(void **state) {
         Fixture *f = *state;
@@ -171,7 +195,7 @@ static void test_reconfigure(void **state) {
         uint32_t a;
 
         add_thread(f, 100, 100, 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, (pid_t[]) { 100 }, 1, T, &a), 0);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, T, &a), 0);
         assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), 384);
         c.high = 200;
@@ -194,7 +218,7 @@ static void test_stale_on_the_timer(void **state) {
 
         add_thread(f, 100, 100, 0);
         /* a 1 ms target: stale 10 ms after the last report */
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, (pid_t[]) { 100 }, 1, 1000000ULL,
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, 1000000ULL,
                                               &a), 0);
         assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), f->config.high);
@@ -211,6 +235,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_apply_and_give_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_largest_output_and_reset, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_threads_of_any_process_of_the_user, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reconfigure, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale_on_the_timer, setup, teardown),
         };
