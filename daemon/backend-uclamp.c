@@ -28,34 +28,12 @@
 
 #include "backend.h"
 #include "log.h"
+#include "thread-clamp.h"
 #include "util.h"
 
-struct uclamp_sched_attr {
-        uint32_t size;
-        uint32_t sched_policy;
-        uint64_t sched_flags;
-        int32_t sched_nice;
-        uint32_t sched_priority;
-        uint64_t sched_runtime;
-        uint64_t sched_deadline;
-        uint64_t sched_period;
-        uint32_t sched_util_min;
-        uint32_t sched_util_max;
-};
-
-#define UCLAMP_SCHED_FLAG_KEEP_ALL       0x18
-#define UCLAMP_SCHED_FLAG_UTIL_CLAMP_MIN 0x20
-
+/* One thread's util_min, through thread-clamp.c's syscall. */
 static int sched_set_util_min(pid_t tid, unsigned util_min) {
-        struct uclamp_sched_attr attr = {
-                .size = sizeof(attr),
-                .sched_flags = UCLAMP_SCHED_FLAG_KEEP_ALL | UCLAMP_SCHED_FLAG_UTIL_CLAMP_MIN,
-                .sched_util_min = util_min,
-        };
-
-        if (syscall(SYS_sched_setattr, tid, &attr, 0) < 0)
-                return -errno;
-        return 0;
+        return thread_clamp_syscall.set(NULL, tid, util_min);
 }
 
 static int uclamp_probe(Backend *b) {

@@ -8,19 +8,9 @@
 #include <string.h>
 
 #include "config-sessions.h"
+#include "config-sources.h"
 #include "macro.h"
 #include "util.h"
-
-static int fail(char **ret_msg, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **ret_msg, int r, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(ret_msg, fmt, ap) < 0)
-                *ret_msg = NULL;
-        va_end(ap);
-        return r;
-}
 
 /* A finite decimal number in [min, max], nothing after it. */
 static int parse_gain(const char *key, const char *value, double min, double max,
@@ -31,9 +21,9 @@ static int parse_gain(const char *key, const char *value, double min, double max
         errno = 0;
         d = strtod(value, &end);
         if (end == value || *end != '\0' || errno == ERANGE || !isfinite(d))
-                return fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
+                return config_fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
         if (d < min || d > max)
-                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %g..%g",
+                return config_fail(ret_msg, -ERANGE, "%s=%s: value out of range %g..%g",
                             key, value, min, max);
         *ret = d;
         return 0;
@@ -48,26 +38,11 @@ static int parse_int_range(const char *key, const char *value, int min, int max,
         errno = 0;
         l = strtol(value, &end, 10);
         if (end == value || *end != '\0' || errno == ERANGE)
-                return fail(ret_msg, -EINVAL, "%s=%s: not an integer", key, value);
+                return config_fail(ret_msg, -EINVAL, "%s=%s: not an integer", key, value);
         if (l < min || l > max)
-                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %d..%d",
+                return config_fail(ret_msg, -ERANGE, "%s=%s: value out of range %d..%d",
                             key, value, min, max);
         *ret = (int) l;
-        return 0;
-}
-
-static int parse_unsigned(const char *key, const char *value, unsigned min, unsigned max,
-                          unsigned *ret, char **ret_msg) {
-        unsigned u;
-        int r;
-
-        r = parse_uint(value, max, &u);
-        if (r == -ERANGE || (r == 0 && u < min))
-                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %u..%u",
-                            key, value, min, max);
-        if (r < 0)
-                return fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
-        *ret = u;
         return 0;
 }
 
@@ -98,12 +73,12 @@ static int set_bound(SessionsConfig *c, const char *key, const char *value,
         char *f;
         int r;
 
-        r = parse_unsigned(key, value, 0, SESSIONS_OUTPUT_MAX, where, ret_msg);
+        r = config_parse_range(key, value, 0, SESSIONS_OUTPUT_MAX, where, ret_msg);
         if (r < 0)
                 return r;
         f = strdup(file);
         if (!f)
-                return fail(ret_msg, -ENOMEM, "out of memory");
+                return config_fail(ret_msg, -ENOMEM, "out of memory");
         free(c->bounds_file);
         c->bounds_file = f;
         c->bounds_line = line;
@@ -132,7 +107,7 @@ int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *va
         else if (streq(key, "DerivativeUnder"))
                 r = parse_gain(key, value, 0, 100000, &n.d_under, ret_msg);
         else if (streq(key, "StaleTargets"))
-                r = parse_unsigned(key, value, 1, SESSIONS_STALE_TARGETS_MAX, &n.stale_targets,
+                r = config_parse_range(key, value, 1, SESSIONS_STALE_TARGETS_MAX, &n.stale_targets,
                                    ret_msg);
         else if (streq(key, "Low"))
                 return set_bound(c, key, value, file, line, &c->low, ret_msg);
@@ -141,7 +116,7 @@ int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *va
         else if (streq(key, "Initial"))
                 return set_bound(c, key, value, file, line, &c->initial, ret_msg);
         else
-                return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Sessions]", key);
+                return config_fail(ret_msg, -EINVAL, "unknown key '%s' in section [Sessions]", key);
         if (r < 0)
                 return r;
         *c = n;
@@ -151,7 +126,7 @@ int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *va
 int sessions_config_verify(const SessionsConfig *c, char **ret_msg) {
         *ret_msg = NULL;
         if (c->low > c->initial || c->initial > c->high)
-                return fail(ret_msg, -EINVAL,
+                return config_fail(ret_msg, -EINVAL,
                             "[Sessions] needs Low <= Initial <= High, got %u, %u, %u",
                             c->low, c->initial, c->high);
         return 0;

@@ -9,8 +9,7 @@
 #include "macro.h"
 #include "util.h"
 
-static int fail(char **ret_msg, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **ret_msg, int r, const char *fmt, ...) {
+int config_fail(char **ret_msg, int r, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -20,17 +19,17 @@ static int fail(char **ret_msg, int r, const char *fmt, ...) {
         return r;
 }
 
-static int parse_range(const char *key, const char *value, unsigned min, unsigned max,
+int config_parse_range(const char *key, const char *value, unsigned min, unsigned max,
                        unsigned *ret, char **ret_msg) {
         unsigned u;
         int r;
 
         r = parse_uint(value, max, &u);
         if (r == -ERANGE || (r == 0 && u < min))
-                return fail(ret_msg, -ERANGE, "%s=%s: value out of range %u..%u",
+                return config_fail(ret_msg, -ERANGE, "%s=%s: value out of range %u..%u",
                             key, value, min, max);
         if (r < 0)
-                return fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
+                return config_fail(ret_msg, -EINVAL, "%s=%s: not a number", key, value);
         *ret = u;
         return 0;
 }
@@ -96,13 +95,13 @@ int input_config_parse_key(InputConfig *c, const char *key, const char *value,
         *ret_msg = NULL;
         if (streq(key, "Group")) {
                 if (!class_name_is_valid(value))
-                        return fail(ret_msg, -EINVAL, "Group=%s: invalid class name", value);
+                        return config_fail(ret_msg, -EINVAL, "Group=%s: invalid class name", value);
                 g = strdup(value);
                 f = strdup(file);
                 if (!g || !f) {
                         free(g);
                         free(f);
-                        return fail(ret_msg, -ENOMEM, "out of memory");
+                        return config_fail(ret_msg, -ENOMEM, "out of memory");
                 }
                 free(c->group);
                 free(c->group_file);
@@ -112,27 +111,27 @@ int input_config_parse_key(InputConfig *c, const char *key, const char *value,
                 return 0;
         }
         if (streq(key, "Boost"))
-                return parse_range(key, value, 0, BOOST_MAX, &c->boost, ret_msg);
+                return config_parse_range(key, value, 0, BOOST_MAX, &c->boost, ret_msg);
         if (streq(key, "DurationMs"))
-                return parse_range(key, value, 1, INPUT_DURATION_MS_MAX, &c->duration_ms, ret_msg);
+                return config_parse_range(key, value, 1, INPUT_DURATION_MS_MAX, &c->duration_ms, ret_msg);
         if (streq(key, "Devices")) {
                 if (input_kinds_from_string(value, &c->kinds) < 0)
-                        return fail(ret_msg, -EINVAL,
+                        return config_fail(ret_msg, -EINVAL,
                                     "Devices=%s: expected a list of keyboard, pointer and touchscreen",
                                     value);
                 return 0;
         }
-        return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Input]", key);
+        return config_fail(ret_msg, -EINVAL, "unknown key '%s' in section [Input]", key);
 }
 
 int power_config_parse_key(PowerConfig *c, const char *key, const char *value, char **ret_msg) {
         *ret_msg = NULL;
         if (streq(key, "LowBatteryPercent"))
-                return parse_range(key, value, 0, LOW_BATTERY_PERCENT_MAX, &c->low_percent, ret_msg);
+                return config_parse_range(key, value, 0, LOW_BATTERY_PERCENT_MAX, &c->low_percent, ret_msg);
         if (streq(key, "LowBatteryHysteresis"))
-                return parse_range(key, value, 0, LOW_BATTERY_HYSTERESIS_MAX, &c->hysteresis,
+                return config_parse_range(key, value, 0, LOW_BATTERY_HYSTERESIS_MAX, &c->hysteresis,
                                    ret_msg);
-        return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Power]", key);
+        return config_fail(ret_msg, -EINVAL, "unknown key '%s' in section [Power]", key);
 }
 
 void launch_config_init(LaunchConfig *c) {
@@ -145,8 +144,8 @@ void launch_config_init(LaunchConfig *c) {
 int launch_config_parse_key(LaunchConfig *c, const char *key, const char *value, char **ret_msg) {
         *ret_msg = NULL;
         if (streq(key, "Boost"))
-                return parse_range(key, value, 0, BOOST_MAX, &c->boost, ret_msg);
+                return config_parse_range(key, value, 0, BOOST_MAX, &c->boost, ret_msg);
         if (streq(key, "DurationMs"))
-                return parse_range(key, value, 1, LAUNCH_DURATION_MS_MAX, &c->duration_ms, ret_msg);
-        return fail(ret_msg, -EINVAL, "unknown key '%s' in section [Launch]", key);
+                return config_parse_range(key, value, 1, LAUNCH_DURATION_MS_MAX, &c->duration_ms, ret_msg);
+        return config_fail(ret_msg, -EINVAL, "unknown key '%s' in section [Launch]", key);
 }

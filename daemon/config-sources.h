@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "macro.h"
+
 #define INPUT_BOOST_DEFAULT 30U
 #define INPUT_DURATION_MS_DEFAULT 500U
 #define INPUT_DURATION_MS_MAX 60000U
@@ -55,6 +57,12 @@ int input_config_parse_key(InputConfig *c, const char *key, const char *value,
                            const char *file, unsigned line, char **ret_msg);
 int power_config_parse_key(PowerConfig *c, const char *key, const char *value, char **ret_msg);
 int launch_config_parse_key(LaunchConfig *c, const char *key, const char *value, char **ret_msg);
+
+/* For the sections' parsers: r with the message in *ret_msg, and an
+ * unsigned key in [min, max] (-ERANGE, or -EINVAL for not a number). */
+int config_fail(char **ret_msg, int r, const char *fmt, ...) _printf_(3, 4);
+int config_parse_range(const char *key, const char *value, unsigned min, unsigned max,
+                       unsigned *ret, char **ret_msg);
 
 /* "keyboard,pointer" -> mask; -EINVAL on an unknown kind. */
 int input_kinds_from_string(const char *s, unsigned *ret);
