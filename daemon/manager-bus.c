@@ -618,20 +618,19 @@ static Session *bus_session_of_path(Manager *m, const char *path) {
         return sessions_find(&m->work.sessions, (uint32_t) id);
 }
 
-/* A session lasts while its client is on the bus. */
+/* A session lasts while its client is on the bus: each has a track of
+ * the client's name, and the first to fire closes all of that client's
+ * sessions (the name has left the track by then, so the owner comes from
+ * the session). */
 static int on_session_owner_gone(sd_bus_track *t, void *userdata) {
         Manager *m = userdata;
+        _cleanup_(freep) char *owner = NULL;
 
-        /* the track of a name that left has no name: its sessions are
-         * found by their track */
-        for (size_t i = 0; i < m->work.sessions.n;) {
-                Session *x = m->work.sessions.sessions[i];
-
-                if (x->userdata == t)
-                        (void) work_sessions_close(&m->work, x->id, NULL);
-                else
-                        i++;
-        }
+        for (size_t i = 0; i < m->work.sessions.n && !owner; i++)
+                if (m->work.sessions.sessions[i]->userdata == t)
+                        owner = strdup(m->work.sessions.sessions[i]->owner);
+        if (owner)
+                (void) work_sessions_close_owner(&m->work, owner);
         return 0;
 }
 
