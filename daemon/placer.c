@@ -647,6 +647,28 @@ static void placer_launch(Placer *p, const ProcessId *id, const char *unit) {
                  p->groups->groups[rep.class].name, c->boost, c->duration_ms, (int) id->pid);
 }
 
+/* A unit that gained the focus is a new app if its oldest process is
+ * younger than LAUNCH_AGE_MS (a unit has no birth time of its own: its
+ * cgroup's inode times change with its files). */
+static void placer_launch_unit(Placer *p, const char *unit) {
+        ProcessId oldest = {};
+        UnitPid *pids = NULL;
+        size_t n = 0;
+
+        if (p->groups->config->launch.boost == 0 || units_unit_pids(p->units, unit, &pids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t st;
+
+                if (proc_get_start_time(p->proc_root, pids[i].pid, &st) >= 0 &&
+                    (oldest.pid == 0 || st < oldest.start_time))
+                        oldest = (ProcessId) { .pid = pids[i].pid, .start_time = st };
+        }
+        unit_pids_free(pids, n);
+        if (oldest.pid > 0)
+                placer_launch(p, &oldest, unit);
+}
+
 int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
@@ -730,6 +752,8 @@ int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
         placer_unit_leaves_others(p, fg->unit, fg);
         placer_foreground_changed(p, fg, &old, old_unit, 0);
         log_info(p->log, "Foreground%s%s: %s.", seat[0] ? " of " : "", seat, unit ?: "none");
+        if (unit)
+                placer_launch_unit(p, unit);
         placer_foreground_gc(p);
         placer_save_foregrounds(p);
         state_commit(p->state);

@@ -497,6 +497,36 @@ static void test_inactive_since_xattr(void **state) {
         assert_null(fg_unit(f, "seat0"));
 }
 
+/* [Launch]: an app unit that gains the focus within a second of its
+ * first process's start has its group held at Boost=; an older one, or
+ * the focus moving to another app, has not. */
+static void test_launch_boost_for_a_new_app_unit(void **state) {
+        Fixture *f = *state;
+        pid_t a = sleeper(f);
+        char p[4096];
+
+        write_file(f->root, "etc/boostd.conf", CONFIG "[Launch]\nBoost=70\nDurationMs=3000\n");
+        inactive_app_scope(f, a, p, sizeof(p));
+        proc_cgroup(f, a, "/user.slice/user-1000.slice/user@1000.service/app.slice/app-gedit-1.scope");
+        start(f, false);
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_int_equal(stune_boost(f->root, "interactive"), 70);
+        assert_int_equal(f->m->groups.holds.n, 1);
+        /* the focus leaves it: the launch boost ends with it */
+        assert_int_equal(setxattr(p, "user.xdg.inactive-since", "2", 1, 0), 0);
+        assert_true(run_until_in(f, "root", a));
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
+        assert_int_equal(f->m->groups.holds.n, 0);
+        /* back after more than a second: no longer a launch */
+        usleep(1100 * 1000);
+        assert_int_equal(removexattr(p, "user.xdg.inactive-since"), 0);
+        assert_true(run_until_in(f, "interactive", a));
+        assert_int_equal(stune_boost(f->root, "interactive"), 10);
+        assert_int_equal(f->m->groups.holds.n, 0);
+}
+
 /* Only the user with the active session on a seat gives the focus with
  * the xattr: not one logged in by ssh, and no one without logind. */
 static void test_focus_needs_the_seat(void **state) {
@@ -1074,6 +1104,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_default_root_leaves_it, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cgroup_from_proc, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_inactive_since_xattr, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_launch_boost_for_a_new_app_unit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_focus_needs_the_seat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_one_foreground_per_seat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_focus_rate_is_per_user, setup, teardown),
