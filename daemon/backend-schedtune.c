@@ -160,6 +160,10 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                           created ? "created" : "found", cur);
         }
 
+        /* Work sessions end with boostd: a pool group still there is a
+         * crash's. */
+        backend_threads_clear_pool(b);
+
         /* The caller saves it before the first change. */
         j->dirty = true;
         return 0;
@@ -206,6 +210,7 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
                 r = b->cgroup->attach(b, group, id->pid);
                 if (r < 0)
                         return r;       /* the caller names the process */
+                backend_threads_moved(b, id->pid, group);
         }
         old = state_pid_find(j->placed, j->n_placed, id->pid);
         if (streq(group, "root")) {
@@ -276,6 +281,7 @@ static int schedtune_restore(Backend *b) {
         if (!b->path || !b->cgroup)
                 return 0;
 
+        backend_threads_clear_pool(b);
         for (size_t i = 0; i < j->n_groups; i++) {
                 StateGroup *g = &j->groups[i];
                 unsigned cur, target;

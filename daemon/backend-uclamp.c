@@ -196,6 +196,8 @@ static int uclamp_set_process(Backend *b, pid_t pid, unsigned boost) {
 
                 if (parse_uint(de->d_name, INT32_MAX, &tid) < 0)
                         continue;
+                if (backend_thread_claimed(b, (pid_t) tid))
+                        continue;       /* a work session's */
                 k = b->set_util_min((pid_t) tid, uclamp_from_boost(boost));
                 if (k < 0 && k != -ESRCH && r == 0)
                         r = k;

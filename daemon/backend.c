@@ -39,6 +39,7 @@ Backend *backend_free(Backend *b) {
         free(b->path);
         free(b->proc_root);
         free(b->uclamp_group);
+        free(b->threads);
         free(b);
         return NULL;
 }

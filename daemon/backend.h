@@ -18,6 +18,14 @@ typedef enum ProbeResult {
 
 typedef struct Backend Backend;
 
+/* A thread a work session claimed (backend-threads.c). */
+typedef struct BackendThread {
+        pid_t tid;
+        pid_t tgid;                     /* its process */
+        unsigned pool;                  /* boost of its pool group; 0: not in one */
+        char home[CLASS_NAME_MAX];      /* its process's group, where it goes back */
+} BackendThread;
+
 typedef struct BackendVTable {
         const char *name;
         /* ProbeResult, or negative errno */
@@ -65,6 +73,9 @@ struct Backend {
         /* uclamp: a cgroup v2 group boostd owns (resolved, below root), whose
          * children per class get cpu.uclamp.min; NULL = none */
         char *uclamp_group;
+        /* threads of work sessions (backend-threads.c) */
+        BackendThread *threads;
+        size_t n_threads;
 };
 
 extern const BackendVTable backend_schedtune;
@@ -94,6 +105,39 @@ int backend_restore(Backend *b);
 /* A class went away on reload: backend_unplace() of its group, then the
  * backend's release(). */
 int backend_release(Backend *b, const char *group);
+
+/* Threads of work sessions. A claimed thread is left alone when its
+ * process is placed: the uclamp backend does not set its util_min, and
+ * the schedtune backend, whose write to cgroup.procs moves every thread
+ * of a process, moves it back into its pool group at once.
+ *
+ * The pool is how a session's output reaches a thread on SchedTune
+ * without uclamp: groups "session.20" to "session.100" (the dot keeps
+ * their names apart from every class name), made on first use with that
+ * boost, the thread moved alone through their "tasks" file. */
+#define BACKEND_POOL_STEP 20U
+/* The pool group's boost for a session output (0..1024): the step at or
+ * above it, 0 for 0. */
+unsigned backend_pool_boost(unsigned util_min);
+/* The pool group of boost: "session.BOOST". */
+void backend_pool_name(unsigned boost, char *buf, size_t size);
+/* Whether the backend has a pool (schedtune). */
+bool backend_has_pool(const Backend *b);
+int backend_thread_claim(Backend *b, pid_t tid);
+bool backend_thread_claimed(const Backend *b, pid_t tid);
+/* Moves a claimed thread into the pool group of boost (a multiple of
+ * BACKEND_POOL_STEP; 0: back into its process's group). -EOPNOTSUPP
+ * without a pool, -ENOSPC at the kernel's group limit. */
+int backend_thread_pool(Backend *b, pid_t tid, unsigned boost);
+/* Back into its process's group if it was in a pool group, and on the
+ * uclamp backend its group's util_min; then forgotten. */
+int backend_thread_release(Backend *b, pid_t tid);
+/* Its process was moved into group (which moved every thread): the
+ * claimed threads' home, and back into their pool groups. */
+void backend_threads_moved(Backend *b, pid_t pid, const char *group);
+/* The pool groups that are there, emptied into root and removed: at
+ * start those a crash left, at stop boostd's own. */
+void backend_threads_clear_pool(Backend *b);
 
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
  * no SchedTune (nothing to do). */

@@ -266,10 +266,12 @@ static int call_quiet(sd_bus *bus, const char *method, sd_bus_message **reply, c
 /* why PID: "PID 1240 is in performance: inherited from PID 1234
  * (classified)". */
 /* The work sessions naming thread tid, with their output: what sets its
- * uclamp.min, beside the group that gives its boost. Best effort: a
+ * uclamp.min (or without uclamp, the pool group it is in), beside the
+ * group that gives its boost. Best effort: a
  * session closing meanwhile is left out. */
 static void print_sessions_of(sd_bus *bus, uint32_t tid) {
         sd_bus_message *list = NULL, *threads = NULL;
+        char *group = NULL;
         const char *path;
         uint32_t u, boost;
         int r;
@@ -288,9 +290,18 @@ static void print_sessions_of(sd_bus *bus, uint32_t tid) {
                         while (sd_bus_message_read(threads, "u", &u) > 0)
                                 found = found || u == tid;
                 threads = sd_bus_message_unref(threads);
-                if (found)
+                if (!found)
+                        continue;
+                /* without uclamp the output is a group of the pool */
+                if (sd_bus_get_property_string(bus, BOOST_BUS_NAME, path, BOOST_SESSION_IFACE, "Group", NULL,
+                                               &group) >= 0 && group[0])
+                        printf("thread %" PRIu32 " is in work session %s: output %" PRIu32
+                               " of 1024, group %s\n", tid, path, boost, group);
+                else
                         printf("thread %" PRIu32 " is in work session %s: uclamp.min %" PRIu32 "\n", tid,
                                path, boost);
+                free(group);
+                group = NULL;
         }
         sd_bus_message_unref(list);
 }

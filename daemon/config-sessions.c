@@ -109,7 +109,18 @@ int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *va
         else if (streq(key, "StaleTargets"))
                 r = config_parse_range(key, value, 1, SESSIONS_STALE_TARGETS_MAX, &n.stale_targets,
                                    ret_msg);
-        else if (streq(key, "Low"))
+        else if (streq(key, "Actuator")) {
+                if (streq(value, "auto"))
+                        n.actuator = SESSIONS_ACTUATOR_AUTO;
+                else if (streq(value, "uclamp"))
+                        n.actuator = SESSIONS_ACTUATOR_UCLAMP;
+                else if (streq(value, "schedtune"))
+                        n.actuator = SESSIONS_ACTUATOR_SCHEDTUNE;
+                else
+                        return config_fail(ret_msg, -EINVAL,
+                                           "Actuator=%s: expected auto, uclamp or schedtune", value);
+                r = 0;
+        } else if (streq(key, "Low"))
                 return set_bound(c, key, value, file, line, &c->low, ret_msg);
         else if (streq(key, "High"))
                 return set_bound(c, key, value, file, line, &c->high, ret_msg);

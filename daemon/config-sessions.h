@@ -7,6 +7,15 @@
 #define SESSIONS_OUTPUT_MAX 1024U
 #define SESSIONS_STALE_TARGETS_MAX 1000U
 
+/* How an output reaches a thread: uclamp.min where the kernel has it,
+ * else a pool group of the schedtune backend (auto); or only one of
+ * them. */
+typedef enum SessionsActuator {
+        SESSIONS_ACTUATOR_AUTO,
+        SESSIONS_ACTUATOR_UCLAMP,
+        SESSIONS_ACTUATOR_SCHEDTUNE,
+} SessionsActuator;
+
 typedef struct SessionsConfig {
         double p_over;          /* proportional gain, frame over its target */
         double p_under;         /* ... under it */
@@ -19,6 +28,7 @@ typedef struct SessionsConfig {
         unsigned high;
         unsigned initial;
         unsigned stale_targets; /* no report for this many targets: stale */
+        SessionsActuator actuator;
         char *bounds_file;      /* where Low=, High= or Initial= was last set */
         unsigned bounds_line;
 } SessionsConfig;

@@ -919,6 +919,12 @@ static int property_get_session(sd_bus *bus, const char *path, const char *inter
                 return sd_bus_message_append(reply, "u", (uint32_t) work_sessions_output(&m->work, x));
         if (streq(property, "Stale"))
                 return sd_bus_message_append(reply, "b", session_pid_is_stale(&x->ctl, now_usec() * 1000));
+        if (streq(property, "Group")) {
+                char g[CLASS_NAME_MAX];
+
+                work_sessions_group(&m->work, x, g, sizeof(g));
+                return sd_bus_message_append(reply, "s", g);
+        }
         r = sd_bus_message_open_container(reply, 'a', "u");
         for (size_t i = 0; r >= 0 && i < x->n_tids; i++)
                 r = sd_bus_message_append(reply, "u", (uint32_t) x->tids[i]);
@@ -959,6 +965,7 @@ static const sd_bus_vtable session_vtable[] = {
         SD_BUS_PROPERTY("Threads", "au", property_get_session, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Boost", "u", property_get_session, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Stale", "b", property_get_session, 0, 0),
+        SD_BUS_PROPERTY("Group", "s", property_get_session, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ReportActualWorkDurations", "a(tt)", SD_BUS_PARAM(durations),
                                  NULL, , method_report, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("UpdateTargetWorkDuration", "t", SD_BUS_PARAM(target_ns),
@@ -998,7 +1005,7 @@ static void on_session_output(void *userdata, const Session *x) {
         _cleanup_(freep) char *p = NULL;
 
         if (m->bus && bus_session_path(x->id, &p) >= 0)
-                (void) sd_bus_emit_properties_changed(m->bus, p, BOOST_SESSION_IFACE, "Boost", NULL);
+                (void) sd_bus_emit_properties_changed(m->bus, p, BOOST_SESSION_IFACE, "Boost", "Group", NULL);
 }
 
 static void on_session_closed(void *userdata, uint32_t id, void *session_userdata) {

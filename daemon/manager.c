@@ -238,6 +238,7 @@ int manager_start(Manager *m) {
                 return log_error_errno(&m->log, r, "Failed to write the journal in %s: %m", m->state->dir);
         m->groups.backend = m->backend;
         m->placer.backend = m->backend;
+        work_sessions_set_backend(&m->work, m->backend);
 
         m->mode = m->state->manual ? MODE_MANUAL : MODE_AUTO;
         is_auto = m->mode == MODE_AUTO;

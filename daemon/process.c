@@ -133,10 +133,11 @@ int process_id_is_gone(const char *proc_root, const ProcessId *id, bool *ret_lea
         return 1;
 }
 
-int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret) {
+/* The first number of one "Name:" line of /proc/PID/status. */
+static int proc_status_uint(const char *proc_root, pid_t pid, const char *name, unsigned *ret) {
         _cleanup_(freep) char *path = NULL, *line = NULL;
         _cleanup_(fclosep) FILE *f = NULL;
-        size_t n = 0;
+        size_t n = 0, l = strlen(name);
 
         path = proc_path(proc_root, pid, "status");
         if (!path)
@@ -144,15 +145,28 @@ int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret) {
         f = fopen(path, "re");
         if (!f)
                 return errno == ENOENT ? -ESRCH : -errno;
-        while (getline(&line, &n, f) > 0) {
-                unsigned ruid, euid;
-
-                if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
-                        *ret = (uid_t) ruid;
-                        return 0;
-                }
-        }
+        while (getline(&line, &n, f) > 0)
+                if (strncmp(line, name, l) == 0 && line[l] == ':')
+                        return sscanf(line + l + 1, "%u", ret) == 1 ? 0 : -EIO;
         return -EIO;
+}
+
+int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret) {
+        unsigned v;
+        int r = proc_status_uint(proc_root, pid, "Uid", &v);
+
+        if (r >= 0)
+                *ret = (uid_t) v;
+        return r;
+}
+
+int proc_get_tgid(const char *proc_root, pid_t tid, pid_t *ret) {
+        unsigned v;
+        int r = proc_status_uint(proc_root, tid, "Tgid", &v);
+
+        if (r >= 0)
+                *ret = (pid_t) v;
+        return r;
 }
 
 int proc_get_cgroup(const char *proc_root, pid_t pid, char **ret) {

@@ -18,6 +18,8 @@ int proc_get_start_time(const char *proc_root, pid_t pid, uint64_t *ret);
 /* The parent's PID (0 for PID 1 and kernel threads' parent). */
 int proc_get_parent(const char *proc_root, pid_t pid, pid_t *ret);
 int proc_get_uid(const char *proc_root, pid_t pid, uid_t *ret);
+/* The process a thread belongs to (its thread group's leader). */
+int proc_get_tgid(const char *proc_root, pid_t tid, pid_t *ret);
 
 /* The cgroup v2 path of a process (its "0::" line), NULL if it has none. */
 int proc_get_cgroup(const char *proc_root, pid_t pid, char **ret);

@@ -134,58 +134,137 @@ static int files_has_pid(const Backend *b, const char *group, pid_t pid) {
         return 0;
 }
 
-/* Like cgroupfs, where a process is in exactly one group of a hierarchy:
- * the PID leaves the file of the group it was in and is added to the
- * target's. */
-static int files_attach(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
-        _cleanup_(closedirp) DIR *d = NULL;
+/* Appends id to a file in one write: a reader never sees a partial file. */
+static int files_append_id(const char *path, pid_t id) {
         _cleanup_(closep) int fd = -1;
-        struct dirent *de;
         char buf[32];
+
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        if (fd < 0)
+                return -errno;
+        snprintf(buf, sizeof(buf), "%d\n", (int) id);
+        if (write(fd, buf, strlen(buf)) != (ssize_t) strlen(buf))
+                return errno > 0 ? -errno : -EIO;
+        return 0;
+}
+
+/* Takes id out of every group's file (the top's too). The tree models
+ * threads moved one by one in "tasks" files, which only list those. */
+static int files_remove_everywhere(const Backend *b, const char *file, pid_t id) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_(freep) char *top = path_join(b->path, file);
+        struct dirent *de;
         int r;
 
-        if (!p)
+        if (!top)
                 return -ENOMEM;
-        if (kill(pid, 0) < 0 && errno == ESRCH)
-                return -ESRCH;          /* what the kernel says */
-        r = files_has_pid(b, group, pid);
+        r = files_remove_pid(top, id);
         if (r < 0)
                 return r;
-        if (r > 0)
-                return 0;
-
         d = opendir(b->path);
         if (!d)
                 return -errno;
         while ((de = readdir(d))) {
                 _cleanup_(freep) char *other = NULL;
 
-                if (de->d_type != DT_DIR || de->d_name[0] == '.' || streq(de->d_name, group))
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
                         continue;
-                if (asprintf(&other, "%s/%s/cgroup.procs", b->path, de->d_name) < 0)
+                if (asprintf(&other, "%s/%s/%s", b->path, de->d_name, file) < 0)
                         return -ENOMEM;
-                r = files_remove_pid(other, pid);
+                r = files_remove_pid(other, id);
                 if (r < 0)
                         return r;
         }
-        if (!streq(group, "root")) {
-                _cleanup_(freep) char *top = path_join(b->path, "cgroup.procs");
+        return 0;
+}
 
-                if (!top)
-                        return -ENOMEM;
-                r = files_remove_pid(top, pid);
+/* As on cgroupfs, a write to cgroup.procs moves every thread of the
+ * process: those moved alone before leave their "tasks" files. */
+static int files_forget_threads(const Backend *b, pid_t pid) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_(freep) char *p = NULL;
+        struct dirent *de;
+        int r;
+
+        if (asprintf(&p, "%s/%d/task", b->proc_root, (int) pid) < 0)
+                return -ENOMEM;
+        d = opendir(p);
+        if (!d)
+                return files_remove_everywhere(b, "tasks", pid);
+        while ((de = readdir(d))) {
+                unsigned tid;
+
+                if (parse_uint(de->d_name, INT32_MAX, &tid) < 0)
+                        continue;
+                r = files_remove_everywhere(b, "tasks", (pid_t) tid);
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
 
-        /* Appended in one write: a reader never sees a partial file. */
-        fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        snprintf(buf, sizeof(buf), "%d\n", (int) pid);
-        if (write(fd, buf, strlen(buf)) != (ssize_t) strlen(buf))
-                return errno > 0 ? -errno : -EIO;
+static int files_attach_thread(const Backend *b, const char *group, pid_t tid) {
+        _cleanup_(freep) char *p = group_file(b, group, "tasks"), *d = group_file(b, group, NULL);
+        struct stat st;
+        int r;
+
+        if (!p || !d)
+                return -ENOMEM;
+        if (kill(tid, 0) < 0 && errno == ESRCH)
+                return -ESRCH;
+        if (stat(d, &st) < 0)
+                return -errno;  /* no such group */
+        r = files_remove_everywhere(b, "tasks", tid);
+        if (r < 0)
+                return r;
+        return files_append_id(p, tid);
+}
+
+/* Like cgroupfs, where a process is in exactly one group of a hierarchy:
+ * the PID leaves the file of the group it was in and is added to the
+ * target's. */
+static int files_attach(const Backend *b, const char *group, pid_t pid) {
+        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+                return -ESRCH;          /* what the kernel says */
+        r = files_forget_threads(b, pid);
+        if (r < 0)
+                return r;
+        r = files_has_pid(b, group, pid);
+        if (r != 0)
+                return MIN(r, 0);
+        r = files_remove_everywhere(b, "cgroup.procs", pid);
+        if (r < 0)
+                return r;
+        return files_append_id(p, pid);
+}
+
+/* 1 if id is listed in the group's file ("root": the top's). */
+static int files_lists(const Backend *b, const char *group, const char *file, pid_t id) {
+        _cleanup_(freep) char *p = group_file(b, group, file);
+        _cleanup_(freep) pid_t *ids = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = read_pid_list(p, &ids, &n);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (size_t i = 0; i < n; i++)
+                if (ids[i] == id)
+                        return 1;
+        return 0;
+}
+
+static int files_copy_name(const char *name, char *buf, size_t size) {
+        if (strlen(name) >= size)
+                return -ENAMETOOLONG;
+        strcpy(buf, name);
         return 0;
 }
 
@@ -193,9 +272,17 @@ static int files_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
 
+        /* a thread moved alone is where its "tasks" line says */
+        if (files_lists(b, "root", "tasks", pid) > 0)
+                return files_copy_name("root", buf, size);
         d = opendir(b->path);
         if (!d)
                 return -errno;
+        while ((de = readdir(d)))
+                if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
+                    files_lists(b, de->d_name, "tasks", pid) > 0)
+                        return files_copy_name(de->d_name, buf, size);
+        rewinddir(d);
         while ((de = readdir(d))) {
                 if (de->d_type != DT_DIR || de->d_name[0] == '.')
                         continue;
@@ -222,6 +309,7 @@ const CgroupOps cgroup_ops_files = {
         .read_value = files_read_value,
         .write_value = files_write_value,
         .attach = files_attach,
+        .attach_thread = files_attach_thread,
         .has_pid = files_has_pid,
         .group_of = files_group_of,
 };

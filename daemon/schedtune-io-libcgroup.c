@@ -204,6 +204,21 @@ static int libcg_attach(const Backend *b, const char *group, pid_t pid) {
         return ecg == 0 ? 0 : libcg_error(b, ecg, "move into", group);
 }
 
+/* One thread alone: the write to "tasks" that libcg_attach() avoids. */
+static int libcg_attach_thread(const Backend *b, const char *group, pid_t tid) {
+        _cleanup_(libcg_freep) struct cgroup *cg = NULL;
+        struct cgroup_controller *c;
+        int ecg, r;
+
+        r = libcg_new(b, group, &cg, &c);
+        if (r < 0)
+                return r;
+        ecg = cgroup_add_value_uint64(c, "tasks", (uint64_t) tid);
+        if (ecg == 0)
+                ecg = cgroup_modify_cgroup(cg);
+        return ecg == 0 ? 0 : libcg_error(b, ecg, "move a thread into", group);
+}
+
 static int libcg_has_pid(const Backend *b, const char *group, pid_t pid) {
         _cleanup_(freep) pid_t *pids = NULL;
         _cleanup_(freep) char *name = strdup(libcg_name(group)), *ctrl = strdup(b->controller);
@@ -247,6 +262,7 @@ const CgroupOps cgroup_ops_libcgroup = {
         .read_value = libcg_read_value,
         .write_value = libcg_write_value,
         .attach = libcg_attach,
+        .attach_thread = libcg_attach_thread,
         .has_pid = libcg_has_pid,
         .group_of = libcg_group_of,
 };

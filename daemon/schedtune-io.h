@@ -32,10 +32,13 @@ typedef struct CgroupOps {
                            unsigned value);
         /* Moves a process with all its threads, through cgroup.procs. */
         int (*attach)(const Backend *b, const char *group, pid_t pid);
+        /* Moves one thread, through the group's tasks file. */
+        int (*attach_thread)(const Backend *b, const char *group, pid_t tid);
         /* 1 if pid is in the group's cgroup.procs, 0 if not. */
         int (*has_pid)(const Backend *b, const char *group, pid_t pid);
-        /* The group pid is in now, copied into buf ("root" for the top of
-         * the hierarchy); -ESRCH if it is in none. */
+        /* The group pid (or a thread, by its TID) is in now, copied into
+         * buf ("root" for the top of the hierarchy); -ESRCH if it is in
+         * none. */
         int (*group_of)(const Backend *b, pid_t pid, char *buf, size_t size);
 } CgroupOps;
 

@@ -71,6 +71,19 @@ static char *files_path(const char *root, pid_t tid) {
         return path_join_root(root, rel);
 }
 
+/* A missing file: the thread is gone, or with its folder there, the
+ * kernel has no uclamp. */
+static int files_missing(const char *root, pid_t tid) {
+        _cleanup_(freep) char *d = NULL;
+        char rel[64];
+
+        snprintf(rel, sizeof(rel), "/proc/%d", (int) tid);
+        d = path_join_root(root, rel);
+        if (!d)
+                return -ENOMEM;
+        return access(d, F_OK) == 0 ? -EOPNOTSUPP : -ESRCH;
+}
+
 static int files_get(const char *root, pid_t tid, unsigned *ret) {
         _cleanup_(freep) char *p = files_path(root, tid);
         _cleanup_(fclosep) FILE *f = NULL;
@@ -81,6 +94,10 @@ static int files_get(const char *root, pid_t tid, unsigned *ret) {
         if (tid <= 0)
                 return -ESRCH;
         f = fopen(p, "re");
+        if (!f && errno == ENOENT && files_missing(root, tid) == -EOPNOTSUPP) {
+                *ret = 0;       /* as sched_getattr() says without uclamp */
+                return 0;
+        }
         if (!f)
                 return errno == ENOENT ? -ESRCH : -errno;
         if (fscanf(f, "%u", &v) != 1 || v > THREAD_CLAMP_MAX)
@@ -102,7 +119,7 @@ static int files_set(const char *root, pid_t tid, unsigned util_min) {
         /* the file must exist: a thread that is gone has none */
         f = fopen(p, "r+e");
         if (!f)
-                return errno == ENOENT ? -ESRCH : -errno;
+                return errno == ENOENT ? files_missing(root, tid) : -errno;
         /* the reset reads back as the default, 0 */
         if (fprintf(f, "%u\n", util_min == THREAD_CLAMP_RESET ? 0 : util_min) < 0 ||
             ftruncate(fileno(f), ftell(f)) < 0)

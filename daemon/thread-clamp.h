@@ -6,7 +6,8 @@
  *            sched_setattr() with SCHED_FLAG_UTIL_CLAMP_MIN; the kernel
  *            needs CONFIG_UCLAMP_TASK;
  *   files    under a root prefix (tests): the file proc/TID/util_min,
- *            which a test creates for each thread it lets exist.
+ *            which a test creates for each thread it lets exist; a
+ *            folder proc/TID without it is a kernel without uclamp.
  *
  * They do not log; they return negative errno: -ESRCH for a thread that is
  * gone, -EOPNOTSUPP for a kernel without uclamp, -EINVAL above 1024. */

@@ -24,6 +24,10 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static bool pool_configured(const WorkSessions *w) {
+        return w->config.actuator == SESSIONS_ACTUATOR_SCHEDTUNE;
+}
+
 int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root, sd_event *event,
                        const SessionsConfig *config, const LogContext *log) {
         *w = (WorkSessions) {
@@ -37,8 +41,14 @@ int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root,
         w->config.bounds_file = NULL;   /* the copy owns no string */
         if (!w->root || !w->proc_root)
                 return -ENOMEM;
+        w->pool = pool_configured(w);
         sessions_init(&w->sessions, &w->config);
         return 0;
+}
+
+void work_sessions_set_backend(WorkSessions *w, Backend *b) {
+        w->backend = b;
+        w->pool = pool_configured(w);
 }
 
 void work_sessions_done(WorkSessions *w) {
@@ -55,9 +65,19 @@ void work_sessions_done(WorkSessions *w) {
         *w = (WorkSessions) {};
 }
 
+static void release_thread(WorkSessions *w, AppliedThread *a);
+
 void work_sessions_reconfigure(WorkSessions *w, const SessionsConfig *config) {
+        bool actuator_changed = config->actuator != w->config.actuator;
+
+        /* Another actuator: the threads get their values back by the old
+         * one, and their outputs by the new one below. */
+        while (actuator_changed && w->n_applied > 0)
+                release_thread(w, &w->applied[w->n_applied - 1]);
         w->config = *config;
         w->config.bounds_file = NULL;
+        if (actuator_changed)
+                w->pool = pool_configured(w);
         /* a value outside the new bounds comes back inside them */
         for (size_t i = 0; i < w->sessions.n; i++) {
                 SessionPid *c = &w->sessions.sessions[i]->ctl;
@@ -123,6 +143,40 @@ static bool named(const WorkSessions *w, pid_t tid) {
         return sessions_thread_output(&w->sessions, tid, 0, &v) == 0;
 }
 
+/* An output reaches a thread: its uclamp.min, or its pool group. The
+ * first kernel refusal of uclamp moves to the pool, when allowed. */
+static int actuate(WorkSessions *w, pid_t tid, unsigned util_min) {
+        int r;
+
+        if (!w->pool) {
+                r = w->clamp->set(w->root, tid, util_min);
+                if (r != -EOPNOTSUPP || w->config.actuator != SESSIONS_ACTUATOR_AUTO ||
+                    !backend_has_pool(w->backend))
+                        goto done;
+                log_notice(w->log, "No uclamp in this kernel: work sessions move their threads into schedtune groups.");
+                w->pool = true;
+        }
+        r = backend_thread_pool(w->backend, tid, backend_pool_boost(util_min));
+done:
+        if (r >= 0 && w->backend)
+                r = backend_thread_claim(w->backend, tid);
+        return r;
+}
+
+/* A thread leaves its last session: its value back, or its own group. */
+static void release_thread(WorkSessions *w, AppliedThread *a) {
+        int r = 0;
+
+        if (!w->pool)
+                r = w->clamp->set(w->root, a->tid, a->previous == 0 ? THREAD_CLAMP_RESET : a->previous);
+        if (w->backend && (r >= 0 || r == -ESRCH))
+                r = backend_thread_release(w->backend, a->tid);
+        if (r < 0 && r != -ESRCH)
+                log_warning_errno(w->log, r, "Cannot give thread %d its %s back: %m", (int) a->tid,
+                                  w->pool ? "group" : "uclamp.min");
+        applied_remove(w, a);
+}
+
 /* Gives one thread its output, remembering what it had before. */
 static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
         AppliedThread *a = applied_find(w, tid), *n;
@@ -135,7 +189,8 @@ static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
         if (r < 0)
                 return r;
         if (!a) {
-                r = w->clamp->get(w->root, tid, &previous);
+                previous = 0;
+                r = w->pool ? 0 : w->clamp->get(w->root, tid, &previous);
                 if (r < 0)
                         return r;
                 n = realloc(w->applied, (w->n_applied + 1) * sizeof(AppliedThread));
@@ -147,7 +202,7 @@ static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
         }
         if (a->applied == want)
                 return 0;
-        r = w->clamp->set(w->root, tid, want);
+        r = actuate(w, tid, want);
         if (r < 0) {
                 if (a->applied == UINT_MAX)
                         applied_remove(w, a);
@@ -175,11 +230,11 @@ static void apply(WorkSessions *w) {
                                 log_debug(w->log, "Thread %d of session %u is gone", (int) tid, x->id);
                                 (void) sessions_forget_thread(&w->sessions, tid);
                                 if (a)
-                                        applied_remove(w, a);
+                                        release_thread(w, a);
                                 continue;       /* x->tids shifted down */
                         }
                         if (r < 0)
-                                log_warning_errno(w->log, r, "Cannot set uclamp.min of thread %d: %m",
+                                log_warning_errno(w->log, r, "Cannot give thread %d its session's output: %m",
                                                   (int) tid);
                         j++;
                 }
@@ -192,11 +247,7 @@ static void apply(WorkSessions *w) {
                         i++;
                         continue;
                 }
-                r = w->clamp->set(w->root, a->tid, a->previous == 0 ? THREAD_CLAMP_RESET : a->previous);
-                if (r < 0 && r != -ESRCH)
-                        log_warning_errno(w->log, r, "Cannot give thread %d its uclamp.min back: %m",
-                                          (int) a->tid);
-                applied_remove(w, a);
+                release_thread(w, a);
         }
         for (size_t i = 0; i < w->sessions.n; i++) {
                 Session *x = w->sessions.sessions[i];
@@ -346,4 +397,13 @@ int work_sessions_hint(WorkSessions *w, uint32_t id, const char *owner, SessionH
 unsigned work_sessions_output(const WorkSessions *w, const Session *x) {
         (void) w;
         return session_pid_output(&x->ctl, now_ns());
+}
+
+void work_sessions_group(const WorkSessions *w, const Session *x, char *buf, size_t size) {
+        unsigned boost = w->pool ? backend_pool_boost(work_sessions_output(w, x)) : 0;
+
+        if (boost == 0)
+                snprintf(buf, size, "%s", "");
+        else
+                backend_pool_name(boost, buf, size);
 }

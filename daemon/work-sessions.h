@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Work sessions at work: the session table (sessions.c), what each thread
- * runs at (the largest output of its sessions, through thread-clamp.c),
+ * runs at (the largest output of its sessions: its uclamp.min through
+ * thread-clamp.c, or without uclamp a pool group of the backend's),
  * the value to give a thread back when it leaves its last session, and
  * the timer for outputs that change without a report (stale sessions,
  * load-up hints that end). Returns negative errno; the bus layer words
@@ -9,6 +10,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "backend.h"
 #include "config-sessions.h"
 #include "log.h"
 #include "sessions.h"
@@ -25,6 +27,10 @@ typedef struct WorkSessions {
         SessionsConfig config;          /* a copy: a reload may free the old */
         const ThreadClampOps *clamp;
         char *root;                     /* of the clamp files */
+        /* the manager's: told which threads are sessions', and their pool
+         * (backend.h) where outputs go without uclamp; NULL: none */
+        Backend *backend;
+        bool pool;                      /* outputs go to the pool */
         char *proc_root;                /* where threads are looked up */
         AppliedThread *applied;
         size_t n_applied;
@@ -40,6 +46,9 @@ typedef struct WorkSessions {
 
 int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root, sd_event *event,
                        const SessionsConfig *config, const LogContext *log);
+/* The backend the threads are claimed from (see backend.h), and so
+ * whether there is a pool: set before the first session. */
+void work_sessions_set_backend(WorkSessions *w, Backend *b);
 /* Gives every thread its value back. */
 void work_sessions_done(WorkSessions *w);
 /* New gains and bounds for every session; outputs are applied again. */
@@ -69,3 +78,6 @@ int work_sessions_hint(WorkSessions *w, uint32_t id, const char *owner, SessionH
 
 /* A session's output now. */
 unsigned work_sessions_output(const WorkSessions *w, const Session *x);
+/* The pool group that output puts its threads in (backend.h), "" when
+ * outputs go to uclamp.min or the output is 0. */
+void work_sessions_group(const WorkSessions *w, const Session *x, char *buf, size_t size);

@@ -273,6 +273,92 @@ class SessionsTest(harness.BoostdTest):
                    msg='sessions closed')
 
 
+class SessionsPoolTest(harness.BoostdTest):
+    """A kernel with SchedTune and no uclamp: the threads' folders under
+    proc/ of the root have no util_min (boostd's seam says "no uclamp"),
+    so the outputs go to pool groups of the schedtune tree."""
+
+    clamp_file = SessionsTest.clamp_file
+    session = SessionsTest.session
+    report = SessionsTest.report
+    assertDBusError = SessionsTest.assertDBusError
+
+    def setUp(self):
+        super().setUp()
+        self.polkit.SetAllowed(['org.boostd.session'])
+        self.workers = Threads(2)
+        for t in self.workers.tids:
+            os.makedirs(f'{self.root}/proc/{t}', exist_ok=True)
+
+    def tearDown(self):
+        try:
+            super().tearDown()
+        finally:
+            self.workers.stop()
+
+    def create(self, tids, target=T, bus=None):
+        iface = dbus.Interface((bus or self.sysbus).get_object(NAME, '/org/boostd/Boost1'),
+                               'org.boostd.Boost1')
+        path = iface.CreateSession(dbus.Array(tids, signature='u'), dbus.UInt64(target))
+        return self.session(path, bus)
+
+    def tasks(self, group):
+        d = '' if group == 'root' else group
+        try:
+            with open(f'{self.root}/dev/stune/{d}/tasks') as f:
+                return [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            return []
+
+    def test_pool(self):
+        a, b = self.workers.tids
+        s, props = self.create([a])
+        self.assertFalse(os.path.exists(self.clamp_file(a)))
+        # the initial output, 100 of 1024 (9.8 %): the first step, 20
+        self.assertEqual(self.tasks('session.20'), [a])
+        self.assertEqual(self.boost_file('session.20'), 20)
+        self.assertEqual(props.Get(SESSION_IFACE, 'Group'), 'session.20')
+        self.assertEqual(self.tasks('root'), [])
+        # the high bound, 384 (37.5 %): the step above, 40
+        self.report(s, 3 * T)
+        self.assertEqual(props.Get(SESSION_IFACE, 'Boost'), 384)
+        self.assertEqual(props.Get(SESSION_IFACE, 'Group'), 'session.40')
+        self.assertEqual(self.tasks('session.40'), [a])
+        self.assertEqual(self.tasks('session.20'), [])
+        self.assertEqual(self.boost_file('session.40'), 40)
+        r = self.boostctl('why', str(a))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, rf'thread {a} is in work session /org/boostd/Boost1/session/\d+: '
+                         r'output 384 of 1024, group session.40\n')
+        # load-down: the low bound, 0, is no pool group: back home
+        s.SendHint('load-down')
+        self.assertEqual(props.Get(SESSION_IFACE, 'Group'), '')
+        self.assertEqual(self.tasks('root'), [a])
+        self.assertEqual(self.tasks('session.40'), [])
+        # a second thread joins at the output of now; Close sends both home
+        s.SendHint('load-up')
+        s.SetThreads(dbus.Array([a, b], signature='u'))
+        self.assertEqual(sorted(self.tasks('session.40')), sorted([a, b]))
+        s.Close()
+        self.assertEqual(sorted(self.tasks('root')), sorted([a, b]))
+        # the pool groups go with boostd
+        self.stop_daemon()
+        self.assertFalse(os.path.exists(f'{self.root}/dev/stune/session.20'))
+        self.assertFalse(os.path.exists(f'{self.root}/dev/stune/session.40'))
+        self.assertTrue(os.path.exists(f'{self.root}/dev/stune/performance'))
+        self.start_daemon()
+
+    def test_uclamp_only(self):
+        self.stop_daemon()
+        with open(f'{self.root}/etc/boostd.conf', 'a') as f:
+            f.write('[Sessions]\nActuator=uclamp\n')
+        self.start_daemon()
+        a, _ = self.workers.tids
+        self.assertDBusError(ERR + 'BackendFailed', self.create, [a])
+        self.assertEqual(len(self.props.Get('org.boostd.Boost1', 'Sessions')), 0)
+        self.assertFalse(os.path.exists(f'{self.root}/dev/stune/session.20'))
+
+
 # A client of its own: reads a thread's id, asks for a session for it,
 # prints the session's path or the error's name, and waits for
 # the end of its input.

@@ -22,7 +22,7 @@ LAYERS = [
     ('logic', ['process', 'seats', 'rules', 'policy', 'classify', 'holds', 'session-pid', 'sessions']),
     # 3: what is kept and what reaches the kernel
     ('kernel', ['state', 'schedtune-io', 'schedtune-io-files', 'schedtune-io-libcgroup',
-                'backend', 'backend-schedtune', 'backend-uclamp', 'backend-none',
+                'backend', 'backend-threads', 'backend-schedtune', 'backend-uclamp', 'backend-none',
                 'thread-clamp']),
     # 4: event sources, which know only events.h above them
     ('sources', ['events.h', 'device-watch', 'units', 'seats-watch', 'procmon', 'input', 'power', 'gamemode']),

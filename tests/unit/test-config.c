@@ -209,6 +209,8 @@ static const BadCase bad_cases[] = {
         { "[Sessions]\nIntegral=2\n", -ERANGE, "2: Integral=2: value out of range 0..1" },
         { "[Sessions]\nHigh=2000\n", -ERANGE, "2: High=2000: value out of range 0..1024" },
         { "[Sessions]\nDeadline=1\n", -EINVAL, "2: unknown key 'Deadline' in section [Sessions]" },
+        { "[Sessions]\nActuator=cpufreq\n", -EINVAL,
+          "2: Actuator=cpufreq: expected auto, uclamp or schedtune" },
         { "[Sessions]\nLow=50\n\nHigh=40\n", -EINVAL,
           "4: [Sessions] needs Low <= Initial <= High, got 50, 100, 40" },
         { "[Daemon]\nLogLevel=loud\n", -EINVAL, "2: LogLevel=loud: expected err, warning, notice, info or debug" },
@@ -269,8 +271,9 @@ static void test_sessions_section(void **state) {
 
         assert_int_equal(load_one(dir, "[Sessions]\nProportionalOver=1.5\nProportionalUnder=1\n"
                                   "DerivativeOver=0\nIntegralLow=-30\nLow=20\nHigh=512\n"
-                                  "Initial=64\nStaleTargets=5\n", &c, &error), 0);
+                                  "Initial=64\nStaleTargets=5\nActuator=schedtune\n", &c, &error), 0);
         assert_null(error);
+        assert_int_equal(c->sessions.actuator, SESSIONS_ACTUATOR_SCHEDTUNE);
         assert_true(c->sessions.p_over == 1.5 && c->sessions.p_under == 1.0);
         assert_true(c->sessions.d_over == 0.0 && c->sessions.i_gain == 0.001);
         assert_int_equal(c->sessions.i_low, -30);
@@ -279,6 +282,9 @@ static void test_sessions_section(void **state) {
         assert_int_equal(c->sessions.high, 512);
         assert_int_equal(c->sessions.initial, 64);
         assert_int_equal(c->sessions.stale_targets, 5);
+        config_free(c);
+        assert_int_equal(load_one(dir, "[Sessions]\nActuator=uclamp\n", &c, &error), 0);
+        assert_int_equal(c->sessions.actuator, SESSIONS_ACTUATOR_UCLAMP);
         /* no [Launch]: off */
         assert_int_equal(c->launch.boost, 0);
         assert_int_equal(c->launch.duration_ms, 5000);

@@ -85,6 +85,47 @@ static void test_probe_and_clamp(void **state) {
         tmpdir_free(root);
 }
 
+/* A work session's thread keeps its own uclamp.min while its group's
+ * boost changes, and gets the group's when the session lets it go. */
+static void test_session_thread_left_alone(void **state) {
+        char *root = tmpdir_new(), run[4096];
+        const char *const groups[] = { "root", "interactive" };
+        pid_t pid = spawn_sleeper();
+        ProcessId id = { .pid = pid };
+        State *j;
+        Backend *b;
+
+        (void) state;
+        snprintf(run, sizeof(run), "%s/run/boostd", root);
+        j = state_new(run);
+        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
+        b->set_util_min = fake_set_util_min;
+        b->vt = &backend_uclamp;
+        assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
+        assert_int_equal(b->vt->start(b, groups, 2), 0);
+        assert_int_equal(b->vt->apply(b, "interactive", 50), 0);
+        assert_int_equal(b->vt->attach(b, "interactive", &id), 0);
+        assert_int_equal(last_for(pid), 512);
+
+        assert_false(backend_has_pool(b));
+        assert_int_equal(backend_thread_pool(b, pid, 20), -EOPNOTSUPP);
+        assert_int_equal(backend_thread_claim(b, pid), 0);
+        n_calls = 0;
+        assert_int_equal(b->vt->apply(b, "interactive", 20), 0);
+        assert_int_equal(b->vt->attach(b, "interactive", &id), 0);
+        assert_int_equal(n_calls, 0);
+        /* let go: the group's value now, not the one before */
+        assert_int_equal(backend_thread_release(b, pid), 0);
+        assert_int_equal(last_for(pid), 205);
+        assert_false(backend_thread_claimed(b, pid));
+
+        assert_int_equal(backend_restore(b), 0);
+        backend_free(b);
+        state_free(j);
+        kill_sleeper(pid);
+        tmpdir_free(root);
+}
+
 static void test_percent_text(void **state) {
         char buf[16];
         unsigned h;
@@ -246,6 +287,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_mapping),
                 cmocka_unit_test(test_probe_and_clamp),
+                cmocka_unit_test(test_session_thread_left_alone),
                 cmocka_unit_test(test_percent_text),
                 cmocka_unit_test(test_cgroup_and_task_agree),
                 cmocka_unit_test_setup_teardown(test_cgroup_v2, v2_setup, v2_teardown),
