@@ -169,6 +169,24 @@ static int overrides_to_text(sd_bus_message *m, char **ret) {
         return r < 0 ? r : 0;
 }
 
+/* "  :1.42 uid 1000 pid 812 session 2: 1 game" per agent, "  none" */
+static int print_agents(sd_bus_message *reply, const char *indent) {
+        const char *name, *session;
+        uint32_t uid, pid, games;
+        unsigned n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(suusu)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(suusu)", &name, &uid, &pid, &session, &games)) > 0) {
+                printf("%s%s uid %" PRIu32 " pid %" PRIu32 " %s%s: %" PRIu32 " game%s\n", indent, name, uid, pid,
+                       session[0] ? "session " : "no session", session, games, games == 1 ? "" : "s");
+                n++;
+        }
+        if (r >= 0 && n == 0)
+                printf("%snone\n", indent);
+        return r;
+}
+
 static int cmd_status(sd_bus *bus) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
@@ -209,6 +227,15 @@ static int cmd_status(sd_bus *bus) {
                 goto fail;
         printf("Holds:\n");
         r = print_holds(reply, "  ");
+        reply = sd_bus_message_unref(reply);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Agents", &e, &reply,
+                                "a(suusu)");
+        if (r < 0)
+                goto fail;
+        printf("Session agents:\n");
+        r = print_agents(reply, "  ");
         reply = sd_bus_message_unref(reply);
         if (r < 0)
                 goto fail;

@@ -14,6 +14,8 @@
 #define BOOST_ERROR_TOO_MANY_SESSIONS BOOST_ERROR_PREFIX "TooManySessions"
 #define BOOST_ERROR_NO_SUCH_SESSION BOOST_ERROR_PREFIX "NoSuchSession"
 #define BOOST_ERROR_RATE_LIMITED    BOOST_ERROR_PREFIX "RateLimited"
+#define BOOST_ERROR_TOO_MANY_AGENTS BOOST_ERROR_PREFIX "TooManyAgents"
+#define BOOST_ERROR_TOO_MANY_GAMES  BOOST_ERROR_PREFIX "TooManyGames"
 #define BOOST_ERROR_INVALID_ARGS    "org.freedesktop.DBus.Error.InvalidArgs"
 #define BOOST_ERROR_ACCESS_DENIED   "org.freedesktop.DBus.Error.AccessDenied"
 
@@ -23,3 +25,7 @@
 /* Work sessions: BOOST_SESSION_PREFIX/N, interface org.boostd.Session1 */
 #define BOOST_SESSION_PREFIX "/org/boostd/Boost1/session"
 #define BOOST_SESSION_IFACE  "org.boostd.Session1"
+/* boostd-session, the agent in each user's session, on the session bus */
+#define BOOST_AGENT_BUS_NAME  "org.boostd.SessionAgent1"
+#define BOOST_AGENT_BUS_PATH  "/org/boostd/SessionAgent1"
+#define BOOST_AGENT_BUS_IFACE "org.boostd.SessionAgent1"

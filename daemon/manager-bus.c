@@ -3,6 +3,7 @@
  * the errno -> D-Bus error wording, authorization and client tracking.
  * It translates; what happens is the manager's. */
 #include <inttypes.h>
+#include <systemd/sd-login.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,9 +16,26 @@
 #include "process.h"
 #include "util.h"
 
+/* A session agent (boostd-session): a client forwarding its user's
+ * GameMode games. Its games are the placer's, under its unique name,
+ * and end when it leaves the bus. */
+#define AGENTS_MAX 64
+#define AGENTS_PER_UID_MAX 4
+#define GAMES_PER_AGENT_MAX 64
+
+typedef struct BusAgent {
+        char *name;                     /* unique bus name */
+        uid_t uid;
+        pid_t pid;
+        char session[64];               /* its logind session, "" if none */
+        sd_bus_track *track;
+} BusAgent;
+
 struct BusData {
         PolkitQuery *queries;           /* polkit checks in flight */
         sd_bus_slot *filter;            /* Properties.Set of Mode */
+        BusAgent agents[AGENTS_MAX];
+        size_t n_agents;
 };
 
 static int bus_error(sd_bus_error *error, int r, const char *name, const char *fmt, ...) _printf_(4, 5);
@@ -1016,6 +1034,179 @@ static void on_session_closed(void *userdata, uint32_t id, void *session_userdat
         on_changed(m, "Sessions");
 }
 
+static BusAgent *bus_agent_find(Manager *m, const char *name) {
+        for (size_t i = 0; name && i < m->bus_data->n_agents; i++)
+                if (streq(m->bus_data->agents[i].name, name))
+                        return &m->bus_data->agents[i];
+        return NULL;
+}
+
+static void bus_agent_drop(Manager *m, BusAgent *a) {
+        BusData *d = m->bus_data;
+
+        sd_bus_track_unref(a->track);
+        free(a->name);
+        memmove(a, a + 1, (size_t) (d->agents + d->n_agents - a - 1) * sizeof(BusAgent));
+        d->n_agents--;
+}
+
+/* The agent left the bus (or the session ended): its games go back to
+ * whoever decides next. */
+static int on_agent_gone(sd_bus_track *t, void *userdata) {
+        Manager *m = userdata;
+
+        for (size_t i = 0; i < m->bus_data->n_agents; i++) {
+                BusAgent *a = &m->bus_data->agents[i];
+
+                if (a->track != t)
+                        continue;
+                log_info(&m->log, "Session agent %s (UID %u) left: its %zu games end.", a->name,
+                         (unsigned) a->uid, placer_games_of(&m->placer, a->name));
+                manager_agent_gone(m, a->name);
+                bus_agent_drop(m, a);
+                on_changed(m, "Agents");
+                break;
+        }
+        return 0;
+}
+
+/* The caller as an agent, registered now if it was not. */
+static int bus_agent_get(Manager *m, sd_bus_message *msg, BusAgent **ret, sd_bus_error *error) {
+        const char *name = sd_bus_message_get_sender(msg);
+        BusData *d = m->bus_data;
+        BusAgent *a = bus_agent_find(m, name), n = {};
+        _cleanup_(freep) char *session = NULL;
+        unsigned same_uid = 0;
+        int r;
+
+        if (a) {
+                *ret = a;
+                return 0;
+        }
+        if (!name)
+                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+        r = bus_caller_pid_uid(msg, &n.pid, &n.uid);
+        if (r < 0)
+                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+        for (size_t i = 0; i < d->n_agents; i++)
+                same_uid += d->agents[i].uid == n.uid;
+        if (d->n_agents >= AGENTS_MAX || same_uid >= AGENTS_PER_UID_MAX)
+                return bus_error(error, -EUSERS, BOOST_ERROR_TOO_MANY_AGENTS,
+                                 "At most %u session agents per user and %u in all", AGENTS_PER_UID_MAX,
+                                 AGENTS_MAX);
+        /* a user service has no session of its own: its user's display
+         * session is the one it serves */
+        if (sd_pid_get_session(n.pid, &session) < 0)
+                (void) sd_uid_get_display(n.uid, &session);
+        snprintf(n.session, sizeof(n.session), "%s", session ?: "");
+        n.name = strdup(name);
+        if (!n.name)
+                return -ENOMEM;
+        r = sd_bus_track_new(m->bus, &n.track, on_agent_gone, m);
+        if (r >= 0)
+                r = sd_bus_track_add_name(n.track, name);
+        if (r < 0) {
+                sd_bus_track_unref(n.track);
+                free(n.name);
+                return bus_error(error, r, BOOST_ERROR_NO_SUCH_PROCESS, "Cannot track the caller: %s",
+                                 strerror(-r));
+        }
+        d->agents[d->n_agents] = n;
+        *ret = &d->agents[d->n_agents++];
+        log_info(&m->log, "Session agent %s: UID %u, PID %d%s%s.", n.name, (unsigned) n.uid, (int) n.pid,
+                 n.session[0] ? ", session " : "", n.session);
+        on_changed(m, "Agents");
+        return 0;
+}
+
+/* RegisterAgent() */
+static int method_register_agent(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        BusAgent *a;
+        int r;
+
+        r = bus_agent_get(userdata, msg, &a, error);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "");
+}
+
+static int perform_register_game(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        TargetCall *t = userdata;
+        Manager *m = t->m;
+        BusAgent *a;
+        int r;
+
+        r = target_check(t, error);
+        if (r < 0)
+                return r;
+        r = bus_agent_get(m, msg, &a, error);
+        if (r < 0)
+                return r;
+        if (placer_games_of(&m->placer, a->name) >= GAMES_PER_AGENT_MAX)
+                return bus_error(error, -EUSERS, BOOST_ERROR_TOO_MANY_GAMES, "At most %u games per agent",
+                                 GAMES_PER_AGENT_MAX);
+        r = manager_agent_game(m, a->name, t->id.pid, true);
+        if (r < 0)
+                return bus_process_error(r, (uint32_t) t->id.pid, "place", error);
+        on_changed(m, "Agents");
+        return sd_bus_reply_method_return(msg, "");
+}
+
+/* RegisterGame(u pid): as GameMode's GameRegistered, from the user's
+ * session; the caller's own processes take org.boostd.classify. */
+static int method_register_game(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        uint32_t pid;
+        int r;
+
+        r = sd_bus_message_read(msg, "u", &pid);
+        if (r < 0)
+                return r;
+        return bus_target_authorize(userdata, msg, pid, -1, NULL, "org.boostd.classify", perform_register_game,
+                                    error);
+}
+
+/* UnregisterGame(u pid): only a game this client registered. */
+static int method_unregister_game(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        BusAgent *a = bus_agent_find(m, sd_bus_message_get_sender(msg));
+        bool found = false;
+        uint32_t pid;
+        int r;
+
+        r = sd_bus_message_read(msg, "u", &pid);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; a && i < m->placer.n_games; i++)
+                found = found || (m->placer.games[i].id.pid == (pid_t) pid &&
+                                  streq(m->placer.games[i].source, a->name));
+        if (!found)
+                return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
+                                 "PID %u is not a game this client registered", pid);
+        r = manager_agent_game(m, a->name, (pid_t) pid, false);
+        if (r < 0 && r != -ESRCH)
+                return bus_process_error(r, pid, "place", error);
+        on_changed(m, "Agents");
+        return sd_bus_reply_method_return(msg, "");
+}
+
+/* Agents (a(suusu)): bus name, UID, PID, login session, games */
+static int property_get_agents(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        r = sd_bus_message_open_container(reply, 'a', "(suusu)");
+        for (size_t i = 0; r >= 0 && m->bus_data && i < m->bus_data->n_agents; i++) {
+                BusAgent *a = &m->bus_data->agents[i];
+
+                r = sd_bus_message_append(reply, "(suusu)", a->name, (uint32_t) a->uid, (uint32_t) a->pid,
+                                          a->session, (uint32_t) placer_games_of(&m->placer, a->name));
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static const sd_bus_vtable boost_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_WRITABLE_PROPERTY("Mode", "s", property_get_string, property_set_mode, 0,
@@ -1032,6 +1223,13 @@ static const sd_bus_vtable boost_vtable[] = {
         SD_BUS_PROPERTY("Version", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Sessions", "a(ouuuu)", property_get_sessions, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Agents", "a(suusu)", property_get_agents, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD("RegisterAgent", "", "", method_register_agent, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RegisterGame", "u", SD_BUS_PARAM(pid),
+                                 NULL, , method_register_game, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("UnregisterGame", "u", SD_BUS_PARAM(pid),
+                                 NULL, , method_unregister_game, SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_METHOD_WITH_NAMES("SetBoost", "su", SD_BUS_PARAM(group) SD_BUS_PARAM(boost),
                                  NULL, , method_set_boost, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -1128,6 +1326,8 @@ void manager_bus_done(Manager *m) {
         if (m->bus_data) {
                 polkit_cancel_all(&m->bus_data->queries);
                 sd_bus_slot_unref(m->bus_data->filter);
+                while (m->bus_data->n_agents > 0)
+                        bus_agent_drop(m, &m->bus_data->agents[0]);
                 free(m->bus_data);
                 m->bus_data = NULL;
         }

@@ -72,14 +72,27 @@ static void on_power(void *userdata, PowerState state) {
 static int on_game(void *userdata, pid_t pid, bool registered) {
         Manager *m = userdata;
 
-        return registered ? placer_game_register(&m->placer, pid) :
-                            placer_game_unregister(&m->placer, pid);
+        return registered ? placer_game_register(&m->placer, pid, "") :
+                            placer_game_unregister(&m->placer, pid, "");
+}
+
+int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered) {
+        int r = registered ? placer_game_register(&m->placer, pid, source) :
+                             placer_game_unregister(&m->placer, pid, source);
+
+        state_commit(m->state);
+        return r;
+}
+
+void manager_agent_gone(Manager *m, const char *source) {
+        placer_games_clear(&m->placer, source);
+        state_commit(m->state);
 }
 
 static void on_games_gone(void *userdata) {
         Manager *m = userdata;
 
-        placer_games_clear(&m->placer);
+        placer_games_clear(&m->placer, "");
 }
 
 static SourceContext manager_source_context(Manager *m) {

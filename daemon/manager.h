@@ -110,6 +110,10 @@ int manager_classify_process(Manager *m, const ProcessId *id, const char *group)
 int manager_set_foreground_process(Manager *m, const ProcessId *id, uid_t confine_uid);
 /* Where a process is and what decided it (placer.h). */
 int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret);
+/* A game a session agent reported (source: its unique bus name), or
+ * every game of an agent that left. */
+int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered);
+void manager_agent_gone(Manager *m, const char *source);
 int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout_ms,
                  const char *reason, const char *owner, uid_t uid, uint32_t *ret_cookie);
 int manager_release(Manager *m, uint32_t cookie, const char *owner);

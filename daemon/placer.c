@@ -42,6 +42,8 @@ void placer_done(Placer *p) {
         p->n_foregrounds = 0;
         free(p->seats_dir);
         p->seats_dir = NULL;
+        for (size_t i = 0; i < p->n_games; i++)
+                free(p->games[i].source);
         free(p->games);
         free(p->lingering);
         free(p->deciders);
@@ -224,8 +226,8 @@ static bool placer_has_foreground_pid(Placer *p) {
 
 bool placer_is_game(Placer *p, pid_t pid) {
         for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].pid == pid)
-                        return process_id_is_current(p->proc_root, &p->games[i]) > 0;
+                if (p->games[i].id.pid == pid)
+                        return process_id_is_current(p->proc_root, &p->games[i].id) > 0;
         return false;
 }
 
@@ -840,13 +842,31 @@ void placer_restore(Placer *p) {
         placer_save_foregrounds(p);   /* manager_start() commits */
 }
 
-static bool games_remove(Placer *p, pid_t pid) {
+/* Drops the game entry i. */
+static void games_drop(Placer *p, size_t i) {
+        free(p->games[i].source);
+        memmove(&p->games[i], &p->games[i + 1], (p->n_games - i - 1) * sizeof(PlacerGame));
+        p->n_games--;
+}
+
+/* Drops pid's entries of source (NULL: of every source); true if one was
+ * there. */
+static bool games_remove(Placer *p, pid_t pid, const char *source) {
+        bool found = false;
+
+        for (size_t i = 0; i < p->n_games;)
+                if (p->games[i].id.pid == pid && (!source || streq(p->games[i].source, source))) {
+                        games_drop(p, i);
+                        found = true;
+                } else
+                        i++;
+        return found;
+}
+
+static bool games_have(const Placer *p, pid_t pid) {
         for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].pid == pid) {
-                        memmove(&p->games[i], &p->games[i + 1], (p->n_games - i - 1) * sizeof(ProcessId));
-                        p->n_games--;
+                if (p->games[i].id.pid == pid)
                         return true;
-                }
         return false;
 }
 
@@ -871,9 +891,9 @@ static bool placer_drop_if_gone(Placer *p, pid_t pid) {
         StatePid *e;
 
         for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].pid == pid) {
-                        if (placer_process_gone(p, &p->games[i], &linger)) {
-                                (void) games_remove(p, pid);
+                if (p->games[i].id.pid == pid) {
+                        if (placer_process_gone(p, &p->games[i].id, &linger)) {
+                                (void) games_remove(p, pid, NULL);
                                 log_debug(p->log, "Game PID %d exited.", (int) pid);
                         }
                         break;
@@ -949,8 +969,14 @@ void placer_forget(Placer *p, pid_t pid) {
         units_forget(p->units, pid);
 }
 
-int placer_game_register(Placer *p, pid_t pid) {
-        ProcessId id = { .pid = pid }, *g;
+static const char *game_source_name(const char *source) {
+        return source[0] ? source : "the system bus";
+}
+
+int placer_game_register(Placer *p, pid_t pid, const char *source) {
+        ProcessId id = { .pid = pid };
+        PlacerGame *g;
+        char *src;
         int r;
 
         if (pid <= 0)
@@ -958,30 +984,54 @@ int placer_game_register(Placer *p, pid_t pid) {
         r = proc_get_start_time(p->proc_root, pid, &id.start_time);
         if (r < 0)
                 return r;
-        (void) games_remove(p, pid);    /* a reused PID */
-        g = realloc(p->games, (p->n_games + 1) * sizeof(ProcessId));
-        if (!g)
+        /* a reused PID: what was said of the old process goes */
+        for (size_t i = 0; i < p->n_games;)
+                if (p->games[i].id.pid == pid &&
+                    (p->games[i].id.start_time != id.start_time || streq(p->games[i].source, source)))
+                        games_drop(p, i);
+                else
+                        i++;
+        src = strdup(source);
+        if (!src)
                 return -ENOMEM;
+        g = realloc(p->games, (p->n_games + 1) * sizeof(PlacerGame));
+        if (!g) {
+                free(src);
+                return -ENOMEM;
+        }
         p->games = g;
-        p->games[p->n_games++] = id;
-        log_info(p->log, "GameMode: PID %d registered.", (int) pid);
+        p->games[p->n_games++] = (PlacerGame) { .id = id, .source = src };
+        log_info(p->log, "GameMode: PID %d registered (from %s).", (int) pid, game_source_name(source));
         return placer_place_auto(p, pid, NULL);
 }
 
-int placer_game_unregister(Placer *p, pid_t pid) {
+int placer_game_unregister(Placer *p, pid_t pid, const char *source) {
         int r;
 
-        if (!games_remove(p, pid))
+        if (!games_remove(p, pid, source))
                 return 0;
-        log_info(p->log, "GameMode: PID %d unregistered.", (int) pid);
+        log_info(p->log, "GameMode: PID %d unregistered (from %s).", (int) pid, game_source_name(source));
+        if (games_have(p, pid))
+                return 0;       /* another source still has it */
         r = placer_place_auto(p, pid, NULL);
         placer_decision_changed(p, pid);
         return r;
 }
 
-void placer_games_clear(Placer *p) {
-        while (p->n_games > 0)
-                (void) placer_game_unregister(p, p->games[0].pid);
+void placer_games_clear(Placer *p, const char *source) {
+        for (size_t i = 0; i < p->n_games;)
+                if (streq(p->games[i].source, source))
+                        (void) placer_game_unregister(p, p->games[i].id.pid, source);
+                else
+                        i++;
+}
+
+size_t placer_games_of(const Placer *p, const char *source) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < p->n_games; i++)
+                n += streq(p->games[i].source, source);
+        return n;
 }
 
 void placer_place_all(Placer *p) {
@@ -989,5 +1039,5 @@ void placer_place_all(Placer *p) {
                 return;
         units_rescan(p->units);
         for (size_t i = 0; i < p->n_games; i++)
-                (void) placer_place_auto(p, p->games[i].pid, NULL);
+                (void) placer_place_auto(p, p->games[i].id.pid, NULL);
 }

@@ -32,6 +32,11 @@ typedef struct Foreground {
         char *unit;                     /* cgroup path; NULL: the process only */
 } Foreground;
 
+typedef struct PlacerGame {
+        ProcessId id;
+        char *source;                   /* who reported it, see placer_game_register() */
+} PlacerGame;
+
 typedef struct Placer {
         const LogContext *log;
         const char *proc_root;
@@ -45,7 +50,7 @@ typedef struct Placer {
         char *seats_dir;                /* <root>/run/systemd/seats */
         Foreground foregrounds[FOREGROUNDS_MAX];
         size_t n_foregrounds;
-        ProcessId *games;               /* registered with GameMode */
+        PlacerGame *games;              /* registered with GameMode */
         size_t n_games;
         pid_t *lingering;               /* leader exited, other threads live */
         size_t n_lingering;
@@ -124,8 +129,14 @@ int placer_explain(Placer *p, pid_t pid, PlacerReport *ret);
 void placer_forget(Placer *p, pid_t pid);
 
 /* GameMode: a registered game goes to performance until it unregisters
- * (Classify() and Pin= still outrank it); clear drops every game. */
-int placer_game_register(Placer *p, pid_t pid);
-int placer_game_unregister(Placer *p, pid_t pid);
-void placer_games_clear(Placer *p);
+ * (Classify() and Pin= still outrank it). source says who reported it:
+ * "" for a GameMode service on the system bus, else the unique bus name
+ * of a session agent forwarding its user's gamemoded (boostd-session);
+ * a game stays one while any source has it. Clear drops every game of
+ * source. */
+int placer_game_register(Placer *p, pid_t pid, const char *source);
+int placer_game_unregister(Placer *p, pid_t pid, const char *source);
+void placer_games_clear(Placer *p, const char *source);
+/* The games source has now. */
+size_t placer_games_of(const Placer *p, const char *source);
 bool placer_is_game(Placer *p, pid_t pid);

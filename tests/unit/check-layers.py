@@ -33,7 +33,7 @@ LAYERS = [
     # 7: the bus, which only translates
     ('bus', ['polkit', 'manager-bus']),
     # 8: the programs
-    ('programs', ['boostd', 'boostctl']),
+    ('programs', ['boostd', 'boostctl', 'boostd-session']),
 ]
 
 INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)

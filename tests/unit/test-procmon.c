@@ -596,7 +596,7 @@ static void test_seam_exit_of_a_live_leader(void **state) {
                 run_for(f, 5);
         assert_true(in_performance(f, t));
         assert_int_equal(manager_classify(f->m, c, "interactive"), 0);
-        assert_int_equal(placer_game_register(&f->m->placer, g), 0);
+        assert_int_equal(placer_game_register(&f->m->placer, g, ""), 0);
         assert_true(in_performance(f, g));
 
         send_event(f, "exit", t);

@@ -381,11 +381,24 @@ static void test_children_inherit(void **state) {
         assert_true(in_group(f, "background", child));
 
         /* a game's child is the game's, until the game unregisters */
-        assert_int_equal(placer_game_register(&f->m->placer, parent), 0);
+        assert_int_equal(placer_game_register(&f->m->placer, parent, ""), 0);
         assert_int_equal(placer_place_auto(&f->m->placer, child, NULL), 0);
         assert_true(in_group(f, "performance", child));
-        placer_games_clear(&f->m->placer);
+        placer_games_clear(&f->m->placer, "");
         assert_true(in_group(f, "background", child));
+        /* a game two sources reported (the system bus's GameMode and a
+         * session agent) stays one until both let it go */
+        assert_int_equal(placer_game_register(&f->m->placer, parent, ""), 0);
+        assert_int_equal(placer_game_register(&f->m->placer, parent, ":1.5"), 0);
+        assert_int_equal(placer_games_of(&f->m->placer, ":1.5"), 1);
+        assert_true(in_group(f, "performance", parent));
+        placer_games_clear(&f->m->placer, "");
+        assert_true(in_group(f, "performance", parent));
+        assert_int_equal(placer_game_unregister(&f->m->placer, parent, ":1.6"), 0);
+        assert_true(in_group(f, "performance", parent));
+        placer_games_clear(&f->m->placer, ":1.5");
+        assert_true(in_group(f, "background", parent));
+        assert_int_equal(placer_games_of(&f->m->placer, ":1.5"), 0);
 
         /* Pin=yes outranks the parent's decision */
         write_file(f->root, "etc/boostd.conf", "[Rule:foo]\nUnit=foo.service\nClass=background\nPin=yes\n");
