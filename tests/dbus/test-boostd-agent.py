@@ -10,12 +10,14 @@ python-dbusmock's. What boostd does shows in the fake schedtune tree's
 Usage: test-boostd-agent.py BOOSTD BOOSTCTL (boostd-session beside BOOSTD)
 """
 
+import json
 import os
 import signal
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import boostd_harness as harness  # noqa: E402  (exits 77 without dbus and dbusmock)
 
@@ -221,6 +223,36 @@ class AgentTest(harness.BoostdTest):
             agent.SetForeground(dbus.UInt32(self.dead_pid()))
         self.assertEqual(cm.exception.get_dbus_name(), ERR + 'NoSuchProcess')
         self.assertEqual(self.procs_file('interactive'), [a])
+
+    def test_sway_example(self):
+        a, b = self.spawn_sleep(), self.spawn_sleep()
+        self.start_agent()
+        # swaymsg as sway's IPC would answer a subscription: a new window,
+        # a focus, a title change, a focus on a window without a PID, a
+        # focus on b; one JSON object per line, then the end
+        fake = os.path.join(self.root, 'fakebin')
+        os.makedirs(fake)
+        events = [
+            {'change': 'new', 'container': {'pid': b}},
+            {'change': 'focus', 'container': {'pid': a, 'app_id': 'foot'}},
+            {'change': 'title', 'container': {'pid': b}},
+            {'change': 'focus', 'container': {'app_id': 'xwayland'}},
+            {'change': 'focus', 'container': {'pid': self.dead_pid()}},
+            {'change': 'focus', 'container': {'pid': b, 'app_id': 'firefox'}},
+        ]
+        with open(os.path.join(fake, 'swaymsg'), 'w') as f:
+            f.write('#!/bin/sh\n[ "$*" = "-t subscribe -m [\\"window\\"]" ] || exit 3\ncat <<"END"\n')
+            f.write('\n'.join(json.dumps(e) for e in events) + '\nEND\n')
+        os.chmod(os.path.join(fake, 'swaymsg'), 0o755)
+        env = dict(os.environ, PATH=f'{fake}:{os.environ["PATH"]}', DBUS_SESSION_BUS_ADDRESS=self.session_addr)
+        r = subprocess.run([os.path.join(TOP, 'examples', 'sway-focus')], env=env, capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # the dead PID's call failed and was reported; the last focus won
+        self.assertEqual(r.stderr.count('SetForeground('), 1, r.stderr)
+        self.assertEqual(self.procs_file('interactive'), [b])
+        self.assertIn('foreground', self.why(b))
+        self.assertNotIn(a, self.procs_file('interactive'))
 
     def test_one_agent_per_session(self):
         self.start_agent()
