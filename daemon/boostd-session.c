@@ -286,8 +286,10 @@ int main(int argc, char **argv) {
         }
 
         r = agent_start(&a);
+        /* the loop's exit code: 0 after a signal, EXIT_FAILURE when a bus
+         * went away (sd_bus_set_exit_on_disconnect()) */
         if (r >= 0)
                 r = sd_event_loop(a.event);
         agent_done(&a);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return r < 0 ? EXIT_FAILURE : r;
 }

@@ -705,10 +705,10 @@ static int bus_caller_pid_uid(sd_bus_message *msg, pid_t *ret_pid, uid_t *ret_ui
         return r;
 }
 
-/* CreateSession(au tids, t target_ns) -> (o session) */
-static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+/* CreateSession(au tids, t target_ns) -> (o session); any: what polkit
+ * granted was org.boostd.session-any, not only org.boostd.session. */
+static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_error *error) {
         _cleanup_(freep) char *path = NULL;
-        Manager *m = userdata;
         const char *owner = sd_bus_message_get_sender(msg);
         pid_t tids[SESSION_THREADS_MAX], pid;
         sd_bus_track *t = NULL;
@@ -727,9 +727,11 @@ static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_er
         r = bus_caller_pid_uid(msg, &pid, &uid);
         if (r < 0 || !owner)
                 return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        /* authorized for org.boostd.session-any if the threads are not all
-         * the caller's own (method_create_session()) */
-        r = work_sessions_create(&m->work, owner, uid, pid, !work_sessions_threads_of(&m->work, pid, tids, n),
+        /* The threads are checked again against the action polkit granted:
+         * one that exited while polkit answered, its TID now another
+         * process's, is not the caller's own (NoSuchProcess), even if that
+         * process is of the same user. */
+        r = work_sessions_create(&m->work, owner, uid, pid, any,
                                  tids, n, target, &id);
         if (r == -EUSERS)
                 return bus_error(error, r, BOOST_ERROR_TOO_MANY_SESSIONS,
@@ -755,6 +757,14 @@ static int perform_create_session(sd_bus_message *msg, void *userdata, sd_bus_er
         return sd_bus_reply_method_return(msg, "o", path);
 }
 
+static int perform_create_session_own(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return create_session(msg, userdata, false, error);
+}
+
+static int perform_create_session_any(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return create_session(msg, userdata, true, error);
+}
+
 static int method_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         pid_t tids[SESSION_THREADS_MAX], pid;
@@ -776,10 +786,9 @@ static int method_create_session(sd_bus_message *msg, void *userdata, sd_bus_err
         r = bus_caller_pid_uid(msg, &pid, &uid);
         if (r < 0)
                 return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        return bus_authorize(m, msg,
-                             work_sessions_threads_of(&m->work, pid, tids, n) ? "org.boostd.session"
-                                                                              : "org.boostd.session-any",
-                             perform_create_session, error);
+        if (work_sessions_threads_of(&m->work, pid, tids, n))
+                return bus_authorize(m, msg, "org.boostd.session", perform_create_session_own, error);
+        return bus_authorize(m, msg, "org.boostd.session-any", perform_create_session_any, error);
 }
 
 /* The session of a Session1 call, if the caller owns it. */

@@ -255,11 +255,15 @@ class AgentTest(harness.BoostdTest):
         self.assertNotIn(a, self.procs_file('interactive'))
 
     def test_one_agent_per_session(self):
-        self.start_agent()
+        first = self.start_agent()
         second = self.start_agent(wait=False)
         self.assertEqual(second.wait(20), 1)
         self.assertIn('Another boostd-session serves this session', self.agent_log(1))
         self.assertEqual(len(self.props.Get(IFACE, 'Agents')), 1)
+        # the session's end: SIGTERM, status 0, and boostd forgets it
+        first.terminate()
+        self.assertEqual(first.wait(20), 0)
+        eventually(lambda: len(self.props.Get(IFACE, 'Agents')) == 0, msg='agent gone')
 
     def test_too_many_agents(self):
         clients = []
