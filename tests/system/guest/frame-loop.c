@@ -12,9 +12,12 @@
  * session for its own thread, reports every BATCH frames, and prints one
  * line per report:
  *
- *   report N PHASE FRAME_MS KHZ UTIL_MIN
+ *   report N PHASE FRAME_MS KHZ UTIL_MIN BOOST GROUP
  *
- * with UTIL_MIN its own uclamp.min (sched_getattr()) after the report.
+ * with UTIL_MIN its own uclamp.min (sched_getattr()) after the report,
+ * BOOST the session's output (its Boost property) and GROUP the schedtune
+ * group its thread is in ("root" for the top, "-" without SchedTune):
+ * boostd's pool group, without uclamp.
  * After the first half of FRAMES its work becomes LIGHT times as much.
  * It starts after half a second of sleep, so that its CPU is idle, and
  * prints "late N" at the end: the frames that started a whole period late
@@ -88,6 +91,30 @@ static void die(const char *what, int r)
 	exit(1);
 }
 
+/* The schedtune group of this thread, from its line in cgroup. */
+static void stune_group(char *buf, size_t size)
+{
+	char p[64], line[512];
+	FILE *f;
+
+	snprintf(buf, size, "-");
+	snprintf(p, sizeof(p), "/proc/self/task/%d/cgroup", (int) gettid());
+	f = fopen(p, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strstr(line, ":schedtune:/");
+
+		if (!c)
+			continue;
+		c += strlen(":schedtune:/");
+		c[strcspn(c, "\n")] = '\0';
+		snprintf(buf, size, "%s", *c ? c : "root");
+		break;
+	}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -97,7 +124,8 @@ int main(int argc, char **argv)
 	double fixed_ms, mhz, light, work;
 	const char *path;
 	sd_bus *bus = NULL;
-	char *session;
+	char *session, group[64];
+	uint32_t boost;
 	cpu_set_t set;
 
 	if (argc != 7) {
@@ -189,8 +217,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		m = sd_bus_message_unref(m);
-		printf("report %d %s %.2f %ld %u\n", ++reports, f < frames / 2 ? "heavy" : "light", ms,
-		       khz, util_min());
+		r = sd_bus_get_property_trivial(bus, "org.boostd.Boost1", session, "org.boostd.Session1",
+						"Boost", &e, 'u', &boost);
+		if (r < 0) {
+			fprintf(stderr, "frame-loop: Boost: %s\n", e.message ?: strerror(-r));
+			return 1;
+		}
+		stune_group(group, sizeof(group));
+		printf("report %d %s %.2f %ld %u %u %s\n", ++reports, f < frames / 2 ? "heavy" : "light", ms,
+		       khz, util_min(), boost, group);
 		fflush(stdout);
 	}
 	printf("late %d\n", late);
