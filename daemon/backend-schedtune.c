@@ -191,6 +191,10 @@ static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
 }
 
 static int schedtune_group_of(Backend *b, pid_t pid, char *buf, size_t size) {
+        int r = backend_thread_home(b, pid, buf, size);
+
+        if (r != 0)
+                return MIN(r, 0);
         if (!b->cgroup || !b->cgroup->group_of)
                 return -EOPNOTSUPP;
         return b->cgroup->group_of(b, pid, buf, size);

@@ -125,18 +125,27 @@ void backend_pool_name(unsigned boost, char *buf, size_t size);
 bool backend_has_pool(const Backend *b);
 int backend_thread_claim(Backend *b, pid_t tid);
 bool backend_thread_claimed(const Backend *b, pid_t tid);
+/* For a claimed thread in a pool group, its process's group (1), copied
+ * into buf; 0 otherwise. A process's group is its main thread's: the
+ * schedtune backend asks this first, so that a session naming the main
+ * thread does not make the process look moved. */
+int backend_thread_home(const Backend *b, pid_t tid, char *buf, size_t size);
 /* Moves a claimed thread into the pool group of boost (a multiple of
  * BACKEND_POOL_STEP; 0: back into its process's group). -EOPNOTSUPP
  * without a pool, -ENOSPC at the kernel's group limit. */
 int backend_thread_pool(Backend *b, pid_t tid, unsigned boost);
 /* Back into its process's group if it was in a pool group, and on the
- * uclamp backend its group's util_min; then forgotten. */
+ * uclamp backend its group's util_min; then forgotten. The pool groups
+ * are then emptied of threads no session claims (threads and processes
+ * a pooled thread created start in its group), and those left with no
+ * claimed thread removed. */
 int backend_thread_release(Backend *b, pid_t tid);
 /* Its process was moved into group (which moved every thread): the
  * claimed threads' home, and back into their pool groups. */
 void backend_threads_moved(Backend *b, pid_t pid, const char *group);
-/* The pool groups that are there, emptied into root and removed: at
- * start those a crash left, at stop boostd's own. */
+/* The pool groups that are there, emptied and removed: at start those a
+ * crash left (each thread to the group the journal has its process in,
+ * else root), at stop boostd's own. */
 void backend_threads_clear_pool(Backend *b);
 
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has

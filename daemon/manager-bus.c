@@ -687,7 +687,8 @@ static int bus_threads_error(int r, sd_bus_error *error) {
                 return bus_error(error, r, BOOST_ERROR_INVALID_ARGS, "A thread is named twice");
         if (r == -EOPNOTSUPP)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED,
-                                 "The kernel has no uclamp (CONFIG_UCLAMP_TASK)");
+                                 "The kernel has no uclamp (CONFIG_UCLAMP_TASK), and no SchedTune pool "
+                                 "may take its place ([Sessions] Actuator=, the schedtune backend)");
         return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "Failed to set up the threads: %s",
                          strerror(-r));
 }
@@ -1128,8 +1129,10 @@ static int bus_agent_get(Manager *m, sd_bus_message *msg, BusAgent **ret, sd_bus
         return 0;
 }
 
-/* RegisterAgent() */
-static int method_register_agent(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+/* RegisterAgent(): org.boostd.classify, what forwarding the user's own
+ * games takes, so that users without an active session cannot fill the
+ * table. */
+static int perform_register_agent(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         BusAgent *a;
         int r;
 
@@ -1137,6 +1140,10 @@ static int method_register_agent(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_register_agent(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return bus_authorize(userdata, msg, "org.boostd.classify", perform_register_agent, error);
 }
 
 static int perform_register_game(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -1178,17 +1185,13 @@ static int method_register_game(sd_bus_message *msg, void *userdata, sd_bus_erro
 static int method_unregister_game(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         BusAgent *a = bus_agent_find(m, sd_bus_message_get_sender(msg));
-        bool found = false;
         uint32_t pid;
         int r;
 
         r = sd_bus_message_read(msg, "u", &pid);
         if (r < 0)
                 return r;
-        for (size_t i = 0; a && i < m->placer.n_games; i++)
-                found = found || (m->placer.games[i].id.pid == (pid_t) pid &&
-                                  streq(m->placer.games[i].source, a->name));
-        if (!found)
+        if (!a || pid > INT32_MAX || !placer_game_has(&m->placer, (pid_t) pid, a->name))
                 return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
                                  "PID %u is not a game this client registered", pid);
         r = manager_agent_game(m, a->name, (pid_t) pid, false);

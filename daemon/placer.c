@@ -657,7 +657,8 @@ static void placer_launch_unit(Placer *p, const char *unit) {
         UnitPid *pids = NULL;
         size_t n = 0;
 
-        if (p->groups->config->launch.boost == 0 || units_unit_pids(p->units, unit, &pids, &n) < 0)
+        if (p->groups->config->launch.boost == 0 || !p->auto_mode ||
+            units_unit_pids(p->units, unit, &pids, &n) < 0)
                 return;
         for (size_t i = 0; i < n; i++) {
                 uint64_t st;
@@ -1024,6 +1025,13 @@ void placer_games_clear(Placer *p, const char *source) {
                         (void) placer_game_unregister(p, p->games[i].id.pid, source);
                 else
                         i++;
+}
+
+bool placer_game_has(const Placer *p, pid_t pid, const char *source) {
+        for (size_t i = 0; i < p->n_games; i++)
+                if (p->games[i].id.pid == pid && streq(p->games[i].source, source))
+                        return true;
+        return false;
 }
 
 size_t placer_games_of(const Placer *p, const char *source) {

@@ -137,6 +137,7 @@ void placer_forget(Placer *p, pid_t pid);
 int placer_game_register(Placer *p, pid_t pid, const char *source);
 int placer_game_unregister(Placer *p, pid_t pid, const char *source);
 void placer_games_clear(Placer *p, const char *source);
-/* The games source has now. */
+/* The games source has now; whether pid is one of them. */
 size_t placer_games_of(const Placer *p, const char *source);
+bool placer_game_has(const Placer *p, pid_t pid, const char *source);
 bool placer_is_game(Placer *p, pid_t pid);

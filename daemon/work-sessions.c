@@ -169,8 +169,13 @@ static void release_thread(WorkSessions *w, AppliedThread *a) {
 
         if (!w->pool)
                 r = w->clamp->set(w->root, a->tid, a->previous == 0 ? THREAD_CLAMP_RESET : a->previous);
-        if (w->backend && (r >= 0 || r == -ESRCH))
-                r = backend_thread_release(w->backend, a->tid);
+        /* whatever the kernel said, the thread is no session's now */
+        if (w->backend) {
+                int k = backend_thread_release(w->backend, a->tid);
+
+                if (r >= 0 || r == -ESRCH)
+                        r = k;
+        }
         if (r < 0 && r != -ESRCH)
                 log_warning_errno(w->log, r, "Cannot give thread %d its %s back: %m", (int) a->tid,
                                   w->pool ? "group" : "uclamp.min");

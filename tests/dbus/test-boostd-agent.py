@@ -266,6 +266,14 @@ class AgentTest(harness.BoostdTest):
         eventually(lambda: len(self.props.Get(IFACE, 'Agents')) == 0, msg='agent gone')
 
     def test_too_many_agents(self):
+        # registering takes what forwarding one's own games takes (root
+        # is always allowed)
+        self.polkit.SetAllowed(dbus.Array([], signature='s'))
+        r = self.busctl_as('nobody', 'call', NAME, PATH, IFACE, 'RegisterAgent')
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('Access denied', r.stderr)
+        self.assertEqual(len(self.props.Get(IFACE, 'Agents')), 0)
+        self.polkit.SetAllowed(['org.boostd.classify'])
         clients = []
         for _ in range(4):
             c = dbus.bus.BusConnection(self.addr)

@@ -217,6 +217,84 @@ static void test_crash_leftovers(void **state) {
         assert_true(in_tasks(f, "root", f->tid));
 }
 
+/* A session naming the main thread: the process still counts as in its
+ * group (the placer must not take it for moved by hand), a thread claimed
+ * after it gets that group as its home, and a move of the process brings
+ * both back into the pool. */
+static void test_main_thread(void **state) {
+        Fixture *f = *state;
+        ProcessId self = { .pid = getpid() };
+        char g[CLASS_NAME_MAX];
+        uint32_t id;
+
+        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &self), 0);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+                                              (pid_t[]) { getpid() }, 1, T, &id), 0);
+        assert_true(in_tasks(f, "session.20", getpid()));
+        assert_int_equal(f->backend->vt->group_of(f->backend, getpid(), g, sizeof(g)), 0);
+        assert_string_equal(g, "interactive");
+        /* a second thread joins: its home is the process's group, not the pool */
+        assert_int_equal(work_sessions_set_threads(&f->w, id, ":1.1", (pid_t[]) { getpid(), f->tid }, 2), 0);
+        assert_true(in_tasks(f, "session.20", f->tid));
+        assert_int_equal(f->backend->vt->attach(f->backend, "performance", &self), 0);
+        assert_true(in_tasks(f, "session.20", getpid()));
+        assert_true(in_tasks(f, "session.20", f->tid));
+        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_true(in_tasks(f, "performance", getpid()));
+        assert_true(in_tasks(f, "performance", f->tid));
+        assert_false(group_exists(f, "session.20"));
+}
+
+/* A pool group that cannot be made: no session, and no claim left. */
+static void test_failed_pool_move(void **state) {
+        Fixture *f = *state;
+
+        write_file(f->root, "dev/stune/session.20", "not a group\n");
+        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        assert_true(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+                                         (pid_t[]) { f->tid }, 1, T, NULL) < 0);
+        assert_int_equal(f->w.sessions.n, 0);
+        assert_false(backend_thread_claimed(f->backend, f->tid));
+}
+
+/* A thread that started inside a pool group (created by a pooled thread)
+ * leaves it with the session, for its process's group. */
+static void test_stray_thread(void **state) {
+        Fixture *f = *state;
+        ProcessId self = { .pid = getpid() };
+        uint32_t id;
+
+        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &self), 0);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+                                              (pid_t[]) { getpid() }, 1, T, &id), 0);
+        write_file(f->root, "dev/stune/session.20/tasks", "%d\n%d\n", (int) getpid(), (int) f->tid);
+        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_true(in_tasks(f, "interactive", f->tid));
+        assert_true(in_tasks(f, "interactive", getpid()));
+        assert_false(group_exists(f, "session.20"));
+}
+
+/* After a crash, a pooled thread goes to the group the journal has its
+ * process in. */
+static void test_crash_leftovers_placed(void **state) {
+        Fixture *f = *state;
+        ProcessId self = { .pid = getpid() };
+
+        assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
+        assert_int_equal(state_placed_set(f->state, &self, "performance"), 0);
+        mkdirs(f->root, "dev/stune/session.60");
+        write_file(f->root, "dev/stune/session.60/schedtune.boost", "60\n");
+        empty_file(f->root, "dev/stune/session.60/cgroup.procs");
+        write_file(f->root, "dev/stune/session.60/tasks", "%d\n", (int) f->tid);
+        start(f, SESSIONS_ACTUATOR_AUTO);
+        assert_false(group_exists(f, "session.60"));
+        assert_true(in_tasks(f, "performance", f->tid));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pool_boost_steps),
@@ -224,6 +302,10 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_uclamp_only, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_schedtune_configured, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_leftovers, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_main_thread, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_failed_pool_move, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stray_thread, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_leftovers_placed, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
