@@ -104,11 +104,9 @@ mkdir -p /etc/boostd.conf.d
 printf '[Sessions]\nActuator=schedtune\n' > "$dropin"
 boostctl reload || fail "reload with Actuator=schedtune failed"
 run pool
-# the pool groups are made on use and stay until boostd stops
-ls -d "$stune"/session.* > /dev/null 2>&1 || fail "no pool group in $stune"
+# the pool groups are made on use and go when no session's thread is left
+wait_for "$DEADLINE_MS" sh -c "! ls -d $stune/session.* > /dev/null 2>&1" ||
+	fail "pool groups left after the session closed: $(ls -d "$stune"/session.*)"
+say "pool groups removed with the session"
 rm -f "$dropin"
 boostctl reload || fail "reload without the drop-in failed"
-systemctl stop boostd
-! ls -d "$stune"/session.* 2> /dev/null || fail "pool groups left after boostd stopped"
-say "pool groups removed at stop"
-systemctl start boostd || fail "boostd does not start again"
