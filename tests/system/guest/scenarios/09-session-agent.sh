@@ -33,9 +33,10 @@ t0=$(now_ms)
 as_alice /usr/games/gamemoderun sleep 600 &
 runner=$!
 pids+=("$runner")
-game=
-wait_for "$DEADLINE_MS" sh -c "pgrep -u alice -x sleep > /dev/null" || fail "gamemoderun's sleep did not start"
-game=$(pgrep -u alice -x sleep | head -1)
+# runuser's child execs env, gamemoderun and sleep: the game is runuser's
+# child (other scenarios leave sleeps of alice's)
+wait_for "$DEADLINE_MS" pgrep -P "$runner" -x sleep || fail "gamemoderun's sleep did not start"
+game=$(pgrep -P "$runner" -x sleep)
 pids+=("$game")
 wait_for $((4 * DEADLINE_MS)) in_group "$game" performance ||
 	fail "the game $game is not in performance: $(boostctl why "$game"); agent: $(as_alice journalctl --user -u boostd-session -n 20 --no-pager 2>&1)"
@@ -54,9 +55,10 @@ say "game exited: $(boostctl status | grep "uid $uid")"
 
 # a second game, then the agent stops: its games go back
 as_alice /usr/games/gamemoderun sleep 600 &
-pids+=("$!")
-wait_for "$DEADLINE_MS" sh -c "pgrep -u alice -x sleep > /dev/null" || fail "the second game did not start"
-game=$(pgrep -u alice -x sleep | head -1)
+runner=$!
+pids+=("$runner")
+wait_for "$DEADLINE_MS" pgrep -P "$runner" -x sleep || fail "the second game did not start"
+game=$(pgrep -P "$runner" -x sleep)
 pids+=("$game")
 wait_for $((4 * DEADLINE_MS)) in_group "$game" performance || fail "the second game $game is not in performance"
 as_alice systemctl --user stop boostd-session.service || fail "cannot stop boostd-session"
