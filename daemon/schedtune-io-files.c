@@ -117,21 +117,27 @@ static int files_remove_pid(const char *path, pid_t pid) {
         return found ? write_string(path, buf) : 0;
 }
 
-static int files_has_pid(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(freep) char *p = group_file(b, group, "cgroup.procs");
-        _cleanup_(freep) pid_t *pids = NULL;
+/* 1 if id is listed in the group's file ("root": the top's), 0 if not,
+ * -ENOENT without the file. */
+static int files_lists_id(const Backend *b, const char *group, const char *file, pid_t id) {
+        _cleanup_(freep) char *p = group_file(b, group, file);
+        _cleanup_(freep) pid_t *ids = NULL;
         size_t n = 0;
         int r;
 
         if (!p)
                 return -ENOMEM;
-        r = read_pid_list(p, &pids, &n);
+        r = read_pid_list(p, &ids, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++)
-                if (pids[i] == pid)
+                if (ids[i] == id)
                         return 1;
         return 0;
+}
+
+static int files_has_pid(const Backend *b, const char *group, pid_t pid) {
+        return files_lists_id(b, group, "cgroup.procs", pid);
 }
 
 /* Appends id to a file in one write: a reader never sees a partial file. */
@@ -243,22 +249,11 @@ static int files_attach(const Backend *b, const char *group, pid_t pid) {
         return files_append_id(p, pid);
 }
 
-/* 1 if id is listed in the group's file ("root": the top's). */
+/* A missing "tasks" file lists no thread. */
 static int files_lists(const Backend *b, const char *group, const char *file, pid_t id) {
-        _cleanup_(freep) char *p = group_file(b, group, file);
-        _cleanup_(freep) pid_t *ids = NULL;
-        size_t n = 0;
-        int r;
+        int r = files_lists_id(b, group, file, id);
 
-        if (!p)
-                return -ENOMEM;
-        r = read_pid_list(p, &ids, &n);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        for (size_t i = 0; i < n; i++)
-                if (ids[i] == id)
-                        return 1;
-        return 0;
+        return r == -ENOENT ? 0 : r;
 }
 
 static int files_copy_name(const char *name, char *buf, size_t size) {

@@ -122,8 +122,10 @@ static int libcg_read_value(const Backend *b, const char *group, const char *fil
         return parse_uint(strstrip(buf), max, ret);
 }
 
-static int libcg_write_value(const Backend *b, const char *group, const char *file,
-                             unsigned value) {
+/* One value written into one of group's files; what names the write in
+ * an error. */
+static int libcg_set(const Backend *b, const char *group, const char *file, uint64_t value,
+                     const char *what) {
         _cleanup_(libcg_freep) struct cgroup *cg = NULL;
         struct cgroup_controller *c;
         int ecg, r;
@@ -134,7 +136,12 @@ static int libcg_write_value(const Backend *b, const char *group, const char *fi
         ecg = cgroup_add_value_uint64(c, file, value);
         if (ecg == 0)
                 ecg = cgroup_modify_cgroup(cg);
-        return ecg == 0 ? 0 : libcg_error(b, ecg, "write", group);
+        return ecg == 0 ? 0 : libcg_error(b, ecg, what, group);
+}
+
+static int libcg_write_value(const Backend *b, const char *group, const char *file,
+                             unsigned value) {
+        return libcg_set(b, group, file, value, "write");
 }
 
 static int libcg_make_group(const Backend *b, const char *group) {
@@ -191,32 +198,12 @@ static int libcg_remove_group(const Backend *b, const char *group) {
  * misses threads created meanwhile. A PID written to cgroup.procs moves
  * the whole thread group at once, so libcgroup writes it there. */
 static int libcg_attach(const Backend *b, const char *group, pid_t pid) {
-        _cleanup_(libcg_freep) struct cgroup *cg = NULL;
-        struct cgroup_controller *c;
-        int ecg, r;
-
-        r = libcg_new(b, group, &cg, &c);
-        if (r < 0)
-                return r;
-        ecg = cgroup_add_value_uint64(c, "cgroup.procs", (uint64_t) pid);
-        if (ecg == 0)
-                ecg = cgroup_modify_cgroup(cg);
-        return ecg == 0 ? 0 : libcg_error(b, ecg, "move into", group);
+        return libcg_set(b, group, "cgroup.procs", (uint64_t) pid, "move into");
 }
 
 /* One thread alone: the write to "tasks" that libcg_attach() avoids. */
 static int libcg_attach_thread(const Backend *b, const char *group, pid_t tid) {
-        _cleanup_(libcg_freep) struct cgroup *cg = NULL;
-        struct cgroup_controller *c;
-        int ecg, r;
-
-        r = libcg_new(b, group, &cg, &c);
-        if (r < 0)
-                return r;
-        ecg = cgroup_add_value_uint64(c, "tasks", (uint64_t) tid);
-        if (ecg == 0)
-                ecg = cgroup_modify_cgroup(cg);
-        return ecg == 0 ? 0 : libcg_error(b, ecg, "move a thread into", group);
+        return libcg_set(b, group, "tasks", (uint64_t) tid, "move a thread into");
 }
 
 static int libcg_has_pid(const Backend *b, const char *group, pid_t pid) {

@@ -24,6 +24,16 @@ new_sleep() {
 	comm -13 <(sort <<< "$1") <(pgrep -u alice -x sleep | sort) | head -1 > /run/game.pid
 	[ -s /run/game.pid ]
 }
+# start_game WHAT: gamemoderun sleep 600 as alice; its PID in $game
+start_game() {
+	local before
+	before=$(pgrep -u alice -x sleep)
+	as_alice /usr/games/gamemoderun sleep 600 &
+	pids+=("$!")
+	wait_for "$DEADLINE_MS" new_sleep "$before" || fail "$1 did not start"
+	game=$(cat /run/game.pid)
+	pids+=("$game")
+}
 
 # alice's user manager, and the agent in it
 wait_for "$DEADLINE_MS" as_alice systemctl --user is-active -q boostd-session.service ||
@@ -36,12 +46,7 @@ say "agent: $(boostctl status | grep "uid $uid")"
 # which D-Bus starts on her session bus: the first registration waits for
 # gamemoded's start too (10 s on a loaded host), so its deadline is longer
 t0=$(now_ms)
-before=$(pgrep -u alice -x sleep)
-as_alice /usr/games/gamemoderun sleep 600 &
-pids+=("$!")
-wait_for "$DEADLINE_MS" new_sleep "$before" || fail "gamemoderun's sleep did not start"
-game=$(cat /run/game.pid)
-pids+=("$game")
+start_game "gamemoderun's sleep"
 wait_for $((4 * DEADLINE_MS)) in_group "$game" performance ||
 	fail "the game $game is not in performance: $(boostctl why "$game"); agent: $(as_alice journalctl --user -u boostd-session -n 20 --no-pager 2>&1)"
 why=$(boostctl why "$game")
@@ -58,12 +63,7 @@ wait_for "$DEADLINE_MS" sh -c 'boostctl status | grep -q "uid '"$uid"' .*: 0 gam
 say "game exited: $(boostctl status | grep "uid $uid")"
 
 # a second game, then the agent stops: its games go back
-before=$(pgrep -u alice -x sleep)
-as_alice /usr/games/gamemoderun sleep 600 &
-pids+=("$!")
-wait_for "$DEADLINE_MS" new_sleep "$before" || fail "the second game did not start"
-game=$(cat /run/game.pid)
-pids+=("$game")
+start_game "the second game"
 wait_for $((4 * DEADLINE_MS)) in_group "$game" performance || fail "the second game $game is not in performance"
 as_alice systemctl --user stop boostd-session.service || fail "cannot stop boostd-session"
 wait_for "$DEADLINE_MS" sh -c "! grep -qx $game $stune/performance/cgroup.procs" ||
