@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1059,4 +1060,210 @@ int test_hold_then_plain(void)
 		return -1;
 	}
 	return stune_reset();
+}
+
+/*
+ * A hold left on a CPU goes with its group: a boost-100 task with a 1 s
+ * hold runs on HOLD_CPU and goes to sleep (which leaves the hold there),
+ * is moved to root while asleep, wakes and exits; rmdir of its group must
+ * bring HOLD_CPU's boost back to 0 at once, and an unboosted task sampling
+ * that CPU must not find it at fmax (it did at every sample for the whole
+ * second of the old hold when the slot's release skipped the recount).
+ */
+int test_hold_rmdir(void)
+{
+	volatile double *slept = shared_alloc(sizeof(double));
+	struct opp_table t;
+	struct periodic *q;
+	double t0, drop;
+	long fmax, cap = cpu_capacity(HOLD_CPU);
+	int i, rc, n = 0, top = 0, boosted = 0, at_max;
+	pid_t pid;
+
+	SETUP_OR_FAIL(stune_reset() || group_make("h", 100) ||
+		      group_set_hold("h", 1000000) ||
+		      opp_table_read(HOLD_CPU, &t) || pin_to_cpu(0));
+	fmax = t.khz[t.nr - 1];
+	*slept = 0;
+	pid = fork();
+	if (pid == 0) {
+		if (pin_to_cpu(HOLD_CPU) || group_join("h", getpid()))
+			_exit(3);
+		spin_us(5000);
+		*slept = now_s();
+		sleep_us(100000);
+		_exit(0);
+	}
+	if (hold_wait_sleep(slept)) {
+		child_kill(pid);
+		return -1;
+	}
+	if (group_join("/", pid)) {
+		child_kill(pid);
+		return fail("cannot move the sleeping task to root");
+	}
+	rc = child_wait(pid);
+	if (rc)
+		return fail("the boosted task failed (%d)", rc);
+	if (cpu_boost_now(HOLD_CPU) != 100)
+		return fail("no hold on cpu%d after the task left it (boost %d): the test cannot tell",
+			    HOLD_CPU, cpu_boost_now(HOLD_CPU));
+	if (rmdir(group_dir("h")))
+		return fail("rmdir h: %s", strerror(errno));
+	t0 = now_s();
+	/*
+	 * rmdir takes the group offline from a work item an RCU grace
+	 * period later (about 20 ms under TCG): far short of the hold.
+	 */
+	drop = boost_drop_after(HOLD_CPU, 1, t0, 0.5);
+	if (drop < 0 || drop > 0.100)
+		return fail("cpu%d still at boost %d %.0f ms after rmdir of the held group (the hold was 1 s)",
+			    HOLD_CPU, cpu_boost_now(HOLD_CPU),
+			    drop < 0 ? 500 : drop * 1e3);
+	info("cpu%d boost 0 %.2f ms after rmdir", HOLD_CPU, drop * 1e3);
+
+	/* An unboosted task on the CPU, sampling every 10 ms. */
+	q = periodic_new(HOLD_CPU, 1000, 10000, 0.4, NULL);
+	q->sample_boost = true;
+	rc = child_wait(periodic_start(q));
+	if (rc)
+		return fail("root task exited with %d", rc);
+	for (i = 0; i < q->nr_samples; i++) {
+		const struct sample *s = &q->samples[i];
+
+		if (s->t < 0.02)
+			continue;
+		n++;
+		top += s->khz >= fmax;
+		boosted += s->cpu_boost != 0;
+	}
+	if (n < 10)
+		return fail("only %d samples", n);
+	if (top || boosted) {
+		log_samples(q, 1);
+		return fail("after rmdir: %d of %d samples at fmax, %d with a boost on cpu%d",
+			    top, n, boosted, HOLD_CPU);
+	}
+	if (exact_check(q, &t, cap, 0, 0.02, 1e9, "root task after rmdir",
+			&at_max))
+		return -1;
+	return stune_reset();
+}
+
+/* ---- shared cpufreq policies ---- */
+
+static int related_cpus_are(int cpu, const char *want)
+{
+	char path[96], buf[64];
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpufreq/related_cpus", cpu);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return fail("cannot read %s", path);
+	buf[strcspn(buf, "\n")] = 0;
+	if (strcmp(buf, want))
+		return fail("cpu%d's policy covers CPUs \"%s\", expected \"%s\"",
+			    cpu, buf, want);
+	return 0;
+}
+
+/* Share of the samples in [from, to) at fmax. */
+static double share_at_max(const struct periodic *p, long fmax, double from,
+			   double to, int *n)
+{
+	int i, top = 0;
+
+	*n = 0;
+	for (i = 0; i < p->nr_samples; i++) {
+		if (p->samples[i].t < from || p->samples[i].t >= to)
+			continue;
+		(*n)++;
+		top += p->samples[i].khz >= fmax;
+	}
+	return *n ? (double)top / *n : 0;
+}
+
+/*
+ * Two policies of two CPUs (0-1 and 2-3), as big.LITTLE clusters have
+ * (the test driver with shared=1):
+ * - a boost-100 task on CPU 1 raises its policy, CPU 0 included, to fmax,
+ *   and not the other: a root task on CPU 2 runs at its own OPP;
+ * - an idle CPU that holds a boost raises its whole policy, as
+ *   sched-tune.rst says it does: a root task on CPU 0 runs at fmax while
+ *   CPU 1 holds a boost-100 group's boost, and at its own OPP once the
+ *   hold has ended.
+ */
+static int shared_policies(void)
+{
+	volatile double *slept = shared_alloc(sizeof(double));
+	struct periodic *b, *r;
+	struct opp_table t;
+	struct freq_check c;
+	double top;
+	long fmax;
+	int n, rc, at_max;
+	pid_t pid;
+
+	if (related_cpus_are(0, "0 1") || related_cpus_are(1, "0 1") ||
+	    related_cpus_are(2, "2 3"))
+		return -1;
+	SETUP_OR_FAIL(stune_reset() || group_make("sp", 100) ||
+		      opp_table_read(0, &t) || pin_to_cpu(3));
+	fmax = t.khz[t.nr - 1];
+
+	b = periodic_new(1, BUSY_US, PERIOD_US, 2.5, "sp");
+	r = periodic_new(2, BUSY_US, PERIOD_US, 2.5, NULL);
+	pid = periodic_start(b);
+	rc = child_wait(periodic_start(r)) | child_wait(pid);
+	if (rc)
+		return fail("a periodic task exited with %d", rc);
+	top = share_at_max(b, fmax, 0.5, 1e9, &n);
+	info("boost 100 on cpu1: %.0f%% of %d samples at fmax", top * 100, n);
+	if (n < 10 || top < 0.95)
+		return fail("boost 100 on cpu1: %.0f%% of %d samples at fmax",
+			    top * 100, n);
+	check_samples(r, &t, cpu_capacity(2), 0, WARMUP_S, 1e9, 0, &c);
+	if (verdict(&c, &t, "root task on cpu2, the other policy") ||
+	    exact_check(r, &t, cpu_capacity(2), 0, WARMUP_S, 1e9,
+			"root task on cpu2, the other policy", &at_max)) {
+		log_samples(r, 10);
+		return -1;
+	}
+
+	SETUP_OR_FAIL(group_set_hold("sp", 1000000));
+	*slept = 0;
+	pid = hold_task(1, "sp", slept);
+	SETUP_OR_FAIL(hold_wait_sleep(slept));
+	r = periodic_new(0, BUSY_US, PERIOD_US, 2.5, NULL);
+	r->sample_boost = true;
+	rc = child_wait(periodic_start(r));
+	child_kill(pid);
+	if (rc)
+		return fail("the root task exited with %d", rc);
+	top = share_at_max(r, fmax, 0.1, 0.9, &n);
+	info("root task on cpu0 while cpu1 holds boost 100: %.0f%% of %d samples at fmax",
+	     top * 100, n);
+	if (n < 10 || top < 0.95) {
+		log_samples(r, 5);
+		return fail("root task on cpu0 while idle cpu1 holds boost 100: %.0f%% of %d samples at fmax",
+			    top * 100, n);
+	}
+	check_samples(r, &t, cpu_capacity(0), 0, 1.4, 1e9, 0, &c);
+	if (verdict(&c, &t, "root task on cpu0 after the hold")) {
+		log_samples(r, 10);
+		return -1;
+	}
+	return stune_reset();
+}
+
+int test_shared_policies(void)
+{
+	int rc;
+
+	if (cpufreq_reload("shared=1"))
+		return -1;
+	rc = shared_policies();
+	if (cpufreq_reload(NULL))
+		return -1;
+	return rc;
 }

@@ -820,3 +820,49 @@ char *trace_read(void)
 	}
 	return buf;
 }
+
+/* ---- the test cpufreq driver ---- */
+
+#define CPUFREQ_KO	"/lib/stune_test_cpufreq.ko"
+
+/* Run a busybox applet with its arguments; 0 when it exited with 0. */
+static int run_cmd(const char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/*
+ * Load the test cpufreq driver again, with @param ("shared=1") or without,
+ * and make sure every policy runs schedutil.
+ */
+int cpufreq_reload(const char *param)
+{
+	const char *rm[] = { "/bin/rmmod", "stune_test_cpufreq", NULL };
+	const char *ins[] = { "/bin/insmod", CPUFREQ_KO, param, NULL };
+	char path[96], gov[32];
+	int cpu;
+
+	if (run_cmd(rm) || run_cmd(ins))
+		return fail("cannot reload the test cpufreq driver%s%s",
+			    param ? " with " : "", param ? param : "");
+	for (cpu = 0; cpu < nr_possible_cpus(); cpu++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 cpu);
+		if (read_file(path, gov, sizeof(gov)) <= 0)
+			return fail("no cpufreq policy for cpu%d after the reload", cpu);
+		if (strncmp(gov, "schedutil", 9) && write_file(path, "schedutil"))
+			return fail("cannot set schedutil on cpu%d", cpu);
+	}
+	return 0;
+}
+

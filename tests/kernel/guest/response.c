@@ -600,6 +600,138 @@ int test_wakeup_response_remote(void)
 	return wakeup_response(1, true, "remote wakeup", WR_GROUP, true);
 }
 
+/*
+ * A raised boost or uclamp.min bypasses the rate limit to raise the
+ * frequency, never to lower it. Each 40 ms on @cpu, with a 10 ms rate
+ * limit: L (root) runs 1 ms, which lowers the frequency; H (root,
+ * uclamp.min 1024) wakes 15 ms later, asks for fmax and runs 0.5 ms; B (a
+ * boost 10 group, light) wakes 6 ms after H, inside the rate limit of H's
+ * request, with the CPU idle in between, and samples the frequency. B's
+ * boost rose from 0, so schedutil skips the rate limit for it; what it
+ * computes (B's small utilization plus a 10 % margin) is below fmax, and a
+ * bypass that lowered the frequency would show here. Of the periods where
+ * L lowered the frequency and H then got fmax, B must find fmax in >= 95 %.
+ */
+#define BL_PERIOD_US	40000
+#define BL_PERIODS	60
+
+struct bl_shared {
+	long l_khz[BL_PERIODS];
+	long h_khz[BL_PERIODS];
+	long b_khz[BL_PERIODS];
+	int nr;
+};
+
+/*
+ * @b_uclamp: B raises its CPU's uclamp.min (to 100) instead of its boost,
+ * and H asks for fmax with a boost of 100 instead of a uclamp.min.
+ */
+static int bypass_never_lowers(bool b_uclamp)
+{
+	struct bl_shared *sh = shared_alloc(sizeof(*sh));
+	int cpu = 1, k, rc, valid = 0, good = 0;
+	struct opp_table t;
+	struct timespec t0;
+	long fmax, old_rate;
+	pid_t l, h, b;
+
+	SETUP_OR_FAIL(stune_reset() || group_make("bl", b_uclamp ? 100 : 10) ||
+		      opp_table_read(cpu, &t) || pin_to_cpu(0));
+	fmax = t.khz[t.nr - 1];
+	old_rate = set_rate_limit(cpu, 10000);
+	if (old_rate < 0)
+		return fail("cannot set schedutil's rate_limit_us of cpu%d", cpu);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ts_add(&t0, 200000);
+	l = fork();
+	if (l == 0) {
+		if (pin_to_cpu(cpu))
+			_exit(3);
+		for (k = 0; k < BL_PERIODS; k++) {
+			sleep_until(&t0, (long)k * BL_PERIOD_US);
+			spin_us(1000);
+			sh->l_khz[k] = cpu_cur_khz(cpu);
+		}
+		_exit(0);
+	}
+	h = fork();
+	if (h == 0) {
+		if (pin_to_cpu(cpu) || (b_uclamp ? group_join("bl", getpid()) :
+					set_uclamp_min(1024)))
+			_exit(3);
+		for (k = 0; k < BL_PERIODS; k++) {
+			sleep_until(&t0, (long)k * BL_PERIOD_US + 15000);
+			sh->h_khz[k] = cpu_cur_khz(cpu);
+			spin_us(500);
+		}
+		_exit(0);
+	}
+	b = fork();
+	if (b == 0) {
+		if (pin_to_cpu(cpu) || (b_uclamp ? set_uclamp_min(100) :
+					group_join("bl", getpid())))
+			_exit(3);
+		for (k = 0; k < BL_PERIODS; k++) {
+			sleep_until(&t0, (long)k * BL_PERIOD_US + 21000);
+			sh->b_khz[k] = cpu_cur_khz(cpu);
+			spin_us(300);
+			sh->nr = k + 1;
+		}
+		_exit(0);
+	}
+	rc = child_wait(l) | child_wait(h) | child_wait(b);
+	set_rate_limit(cpu, old_rate);
+	if (rc)
+		return fail("a task of the test exited with %d", rc);
+	/* Only where L lowered it and H raised it: H's request is fresh. */
+	for (k = 5; k < sh->nr; k++) {
+		if (sh->l_khz[k] >= fmax || sh->h_khz[k] < fmax)
+			continue;
+		valid++;
+		good += sh->b_khz[k] >= fmax;
+	}
+	info("L lowered and H then found %ld kHz in %d of %d periods; B then found it at %d",
+	     fmax, valid, sh->nr - 5, good);
+	for (k = 5; k < sh->nr && k < 10; k++)
+		info("  period %d: L %ld kHz, H %ld kHz, B %ld kHz", k,
+		     sh->l_khz[k], sh->h_khz[k], sh->b_khz[k]);
+	if (valid < (sh->nr - 5) / 2)
+		return fail("L lowered and H raised the frequency in only %d of %d periods: the test cannot tell",
+			    valid, sh->nr - 5);
+	if (good < 0.95 * valid) {
+		return fail("B's raised %s lowered the frequency inside the rate limit: fmax at %d of %d wakeups",
+			    b_uclamp ? "uclamp.min" : "boost", good, valid);
+	}
+	return stune_reset();
+}
+
+int test_bypass_never_lowers(void)
+{
+	return bypass_never_lowers(false);
+}
+
+int test_bypass_never_lowers_uclamp(void)
+{
+	return bypass_never_lowers(true);
+}
+
+/*
+ * The same response for a raised uclamp.min (B in the root group with
+ * uclamp.min 1024): the series' rate-limit bypass covers a raised clamp
+ * as it covers a raised boost.
+ */
+int test_wakeup_response_uclamp_local(void)
+{
+	return wakeup_response(1, false, "uclamp.min 1024, local wakeup",
+			       WR_UCLAMP, true);
+}
+
+int test_wakeup_response_uclamp_remote(void)
+{
+	return wakeup_response(1, true, "uclamp.min 1024, remote wakeup",
+			       WR_UCLAMP, true);
+}
+
 /* The benchmark's runs (not tests: they report and do not judge). */
 int test_bench_response_group(void)
 {
@@ -698,59 +830,146 @@ static int eas_run(int boost, int *on_big, int *total, pid_t *ret_pid)
 }
 
 /*
- * With the test driver's energy model a small CPU is the cheapest place
- * for an unboosted light task, and a big one for a task whose boost takes
- * its CPU to the highest OPP, provided the energy estimate of a candidate
- * CPU counts the waking task's boost. The trace shows such estimates for
- * the small CPUs: this task's pid with boost 100.
+ * Energy estimates price the waking task's boost (patch "energy estimates
+ * see the waking task's boost"), whatever schedtune.prefer_fit says. On
+ * the asymmetric boot with the SoC-shaped energy model, and the test
+ * driver reloaded with qemu_speed=1 so that a task's utilization is its
+ * duty cycle whatever the frequency: on small CPU 2 a task R of a boost-45
+ * group runs 1.9 ms every 16 ms (util about 160) and its group's 50 ms hold
+ * keeps CPU 2 at boost 45; on small CPU 3 a root task W runs 0.9 ms every
+ * 16 ms (about 70); a light task T of another boost-45 group (0.3 ms every
+ * 16 ms, about 44), allowed on CPUs 2 and 3, wakes in between. T fits a
+ * small CPU at boost 45 (its boosted minimum, about 480, is below 512), so
+ * placement is EAS's to decide. Priced with T's boost, CPU 3 would run W
+ * boosted too while CPU 2 runs at boost 45 already: CPU 2 costs the least
+ * (1.16 times less in tests/kernel/eas-model.py). Without the price CPU 3
+ * looks cheaper (1.44 times), unboosted as it is, and T would boost it.
+ * T must run on CPU 2 at >= 80 % of its activations, with prefer_fit on
+ * and off; a kernel whose estimates leave the waking task's boost out put
+ * it on CPU 2 at 5 of 130. EAS must have been on (the root domain not
+ * overutilized) at >= 75 % of polls, or the test cannot tell.
  */
+#define EP_PERIOD_US	16000
+#define EP_PERIODS	150
+
+struct ep_shared {
+	int nr;
+	int cpu[EP_PERIODS];
+	volatile int stop;
+};
+
+static pid_t ep_resident(int cpu, const char *group, long busy_us,
+			 long offset_us, const struct timespec *t0,
+			 struct ep_shared *sh)
+{
+	pid_t pid = fork();
+	int k;
+
+	if (pid == 0) {
+		if (pin_to_cpu(cpu) || (group && group_join(group, getpid())))
+			_exit(3);
+		for (k = 0; !sh->stop; k++) {
+			sleep_until(t0, (long)k * EP_PERIOD_US + offset_us);
+			spin_us(busy_us);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+static long th_field(int cpu, const char *key);
+
+static int eas_price_run(int prefer_fit, int *on2, int *on3, int *total)
+{
+	struct ep_shared *sh = shared_alloc(sizeof(*sh));
+	int k, rc, polls = 0, over = 0;
+	struct timespec t0;
+	pid_t r, w, t;
+	cpu_set_t all;
+
+	SETUP_OR_FAIL(stune_reset() || group_make("ep", 45) ||
+		      group_make("er", 45) || group_set_hold("er", 50000) ||
+		      write_file(STUNE_MNT "/ep/schedtune.prefer_fit",
+				 prefer_fit ? "1" : "0") || pin_to_cpu(0));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ts_add(&t0, 100000);
+	r = ep_resident(2, "er", 1900, 4000, &t0, sh);
+	w = ep_resident(3, NULL, 900, 8000, &t0, sh);
+	/* The utilizations settle, after the driver's reload and the forks. */
+	ts_add(&t0, 62 * EP_PERIOD_US);
+	sleep_until(&t0, 0);
+	t = fork();
+	if (t == 0) {
+		/* The two small CPUs: the choice the price decides. */
+		CPU_ZERO(&all);
+		CPU_SET(2, &all);
+		CPU_SET(3, &all);
+		if (sched_setaffinity(0, sizeof(all), &all) ||
+		    group_join("ep", getpid()))
+			_exit(3);
+		for (k = 0; k < EP_PERIODS; k++) {
+			sleep_until(&t0, (long)k * EP_PERIOD_US);
+			sh->cpu[k] = sched_getcpu();
+			spin_us(300);
+			sh->nr = k + 1;
+		}
+		_exit(0);
+	}
+	/* Is EAS on? Not while the root domain is overutilized. */
+	while (sh->nr < EP_PERIODS && polls < 4000) {
+		polls++;
+		over += th_field(0, "overutilized=") > 0;
+		sleep_us(3000);
+	}
+	rc = child_wait(t);
+	sh->stop = 1;
+	rc |= child_wait(r) | child_wait(w);
+	if (rc)
+		return fail("a task of the test exited with %d", rc);
+	if (over * 4 > polls)
+		return fail("prefer_fit %d: the root domain was overutilized (EAS off) at %d of %d polls: the test cannot tell",
+			    prefer_fit, over, polls);
+	*on2 = *on3 = *total = 0;
+	for (k = EAS_WARMUP; k < sh->nr; k++) {
+		(*total)++;
+		*on2 += sh->cpu[k] == 2;
+		*on3 += sh->cpu[k] == 3;
+	}
+	info("prefer_fit %d: T ran on cpu2 (boosted by the other group's hold) at %d, on cpu3 (unboosted) at %d, of %d activations; EAS off at %d of %d polls",
+	     prefer_fit, *on2, *on3, *total, over, polls);
+	return 0;
+}
+
+static int eas_task_boost(void)
+{
+	int on2 = 0, on3 = 0, total = 0, fit;
+
+	for (fit = 1; fit >= 0; fit--) {
+		if (eas_price_run(fit, &on2, &on3, &total))
+			return -1;
+		if (total < EP_PERIODS / 2)
+			return fail("too few activations: %d", total);
+		if (on2 < total * 4 / 5)
+			return fail("prefer_fit %d: T ran on the boosted cpu2 at only %d of %d activations (%d on unboosted cpu3): its boost was not priced",
+				    fit, on2, total, on3);
+	}
+	return stune_reset();
+}
+
 int test_asym_eas_task_boost(void)
 {
-	int big0, total0, big100, total100, est = 0;
-	char key[32], *trace, *p, *eol;
-	pid_t pid;
+	int rc;
 
 	if (!eas_started())
 		return fail("the kernel log does not say \"starting EAS\"");
-	SETUP_OR_FAIL(stune_reset());
-	if (eas_run(0, &big0, &total0, &pid))
+	if (cpu_capacity(2) >= 1024 || cpu_capacity(3) >= 1024)
+		return fail("cpu2 and cpu3 are not the small CPUs");
+	if (cpufreq_reload("qemu_speed=1"))
 		return -1;
-	info("boost 0: %d of %d activations on a big CPU", big0, total0);
-	SETUP_OR_FAIL(trace_clear() ||
-		      trace_event_enable("sched_tune_boost_util", true));
-	if (eas_run(100, &big100, &total100, &pid))
+	rc = eas_task_boost();
+	if (cpufreq_reload(NULL))
 		return -1;
-	trace_event_enable("sched_tune_boost_util", false);
-	info("boost 100: %d of %d activations on a big CPU", big100,
-	     total100);
-	trace = trace_read();
-	if (!trace)
-		return fail("cannot read the trace");
-	snprintf(key, sizeof(key), " pid=%d", pid);
-	for (p = trace; (p = strstr(p, "sched_tune_boost_util: ")); p = eol) {
-		eol = strchr(p, '\n');
-		if (!eol)
-			eol = p + strlen(p);
-		if (memmem(p, eol - p, key, strlen(key)) &&
-		    (memmem(p, eol - p, "cpu=2 ", 6) ||
-		     memmem(p, eol - p, "cpu=3 ", 6)) &&
-		    memmem(p, eol - p, " boost=100 ", 11))
-			est++;
-	}
-	free(trace);
-	info("energy estimates of a small CPU with the task's boost 100: %d",
-	     est);
-	if (total0 < EAS_PERIODS / 2 || total100 < EAS_PERIODS / 2)
-		return fail("too few activations: %d and %d", total0, total100);
-	if (big0 > total0 / 5)
-		return fail("boost 0: %d of %d activations on a big CPU, the energy model should keep it small",
-			    big0, total0);
-	if (big100 < total100 * 4 / 5)
-		return fail("boost 100: only %d of %d activations on a big CPU",
-			    big100, total100);
-	if (!est)
-		return fail("no energy estimate of a small CPU counted the task's boost");
-	return stune_reset();
+	return rc;
 }
 
 /*
@@ -983,5 +1202,126 @@ int test_throttled_keeps_boost(void)
 			    low, samples);
 	if (expect_idle_view("throttled spinner killed"))
 		return -1;
+	return stune_reset();
+}
+
+/*
+ * Thermal pressure on the big CPUs (capped at 1800 MHz of 2000, through
+ * the test driver, as a cpufreq cooling device would) must not make a
+ * boost-100 task a misfit everywhere: its boost asks for at most the
+ * capacity the best CPU it may run on still has. The light task (2 ms every
+ * 20 ms, any CPU) runs on a big CPU, its runqueue does not record it as a
+ * misfit while it runs there, and the root domain is not kept overloaded
+ * for it (sampled every 2 ms from CPU 3, a small one).
+ */
+#define TH_FILE	"/sys/kernel/debug/stune_test_cpufreq/thermal"
+#define TH_SCHED "/sys/kernel/debug/stune_test_cpufreq/sched"
+
+/* Field @key of cpu@cpu's line of the test driver's sched file; -1 if none. */
+static long th_field(int cpu, const char *key)
+{
+	char buf[1024], want[32], *line, *p;
+
+	if (read_file(TH_SCHED, buf, sizeof(buf)) <= 0)
+		return -1;
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	for (line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		p = strstr(line, key);
+		return p ? atol(p + strlen(key)) : -1;
+	}
+	return -1;
+}
+
+static int th_cap(int cpu, long khz)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d %ld", cpu, khz);
+	return write_file(TH_FILE, val);
+}
+
+struct th_shared {
+	int nr;
+	int cpu[EAS_PERIODS];
+	long misfit[EAS_PERIODS];
+	volatile int done;
+};
+
+int test_asym_thermal_fit(void)
+{
+	struct th_shared *sh = shared_alloc(sizeof(*sh));
+	int k, rc, big = 0, misfit = 0, total = 0, polls = 0, over = 0;
+	struct timespec t0;
+	cpu_set_t all;
+	pid_t pid;
+	long o;
+
+	if (!eas_started())
+		return fail("the kernel log does not say \"starting EAS\"");
+	SETUP_OR_FAIL(stune_reset() || group_make("th", 100) || pin_to_cpu(3));
+	if (th_cap(0, 1800000) || th_cap(1, 1800000))
+		return fail("cannot write %s", TH_FILE);
+	if (th_field(0, "capped_khz=") != 1800000 ||
+	    th_field(1, "capped_khz=") != 1800000) {
+		th_cap(0, 2000000);
+		th_cap(1, 2000000);
+		return fail("the test driver did not record the thermal cap of cpu0/cpu1");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid == 0) {
+		CPU_ZERO(&all);
+		for (k = 0; k < nr_online_cpus(); k++)
+			CPU_SET(k, &all);
+		if (sched_setaffinity(0, sizeof(all), &all) ||
+		    group_join("th", getpid()))
+			_exit(3);
+		for (k = 0; k < EAS_PERIODS; k++) {
+			sleep_until(&t0, (long)k * WR_PERIOD_US);
+			spin_us(2000);
+			sh->cpu[k] = sched_getcpu();
+			sh->misfit[k] = th_field(sh->cpu[k], "misfit=");
+			sh->nr = k + 1;
+		}
+		sh->done = 1;
+		_exit(0);
+	}
+	sleep_us(EAS_WARMUP * WR_PERIOD_US);
+	while (!sh->done) {
+		o = th_field(3, "overload=");
+		if (o < 0)
+			break;
+		polls++;
+		over += o > 0;
+		sleep_us(2000);
+	}
+	rc = child_wait(pid);
+	th_cap(0, 2000000);
+	th_cap(1, 2000000);
+	if (rc)
+		return fail("the periodic task exited with %d", rc);
+	for (k = EAS_WARMUP; k < sh->nr; k++) {
+		total++;
+		if (cpu_capacity(sh->cpu[k]) != 1024)
+			continue;
+		big++;
+		misfit += sh->misfit[k] != 0;
+	}
+	info("boost 100 under thermal pressure: %d of %d activations on a big CPU, %d of them a misfit there; root domain overloaded at %d of %d polls",
+	     big, total, misfit, over, polls);
+	if (total < EAS_PERIODS / 2 || polls < 100)
+		return fail("too few activations (%d) or polls (%d)", total, polls);
+	if (big < total * 4 / 5)
+		return fail("only %d of %d activations on a big CPU", big, total);
+	if (misfit > big / 10)
+		return fail("a misfit on the big CPU it ran on at %d of %d activations",
+			    misfit, big);
+	if (over > polls / 5)
+		return fail("the root domain was overloaded at %d of %d polls",
+			    over, polls);
 	return stune_reset();
 }

@@ -221,3 +221,69 @@ int test_stress(void)
 		return -1;
 	return stune_reset();
 }
+
+/*
+ * The static key goes on while hundreds of tasks of two boost-0 groups
+ * sleep and wake on every CPU, so that some are counted at an enqueue
+ * site already on and leave through a dequeue site still off; then every
+ * task is moved between the groups, many of them asleep, and killed. No
+ * count may be taken that was not given (a WARNING), and every count must
+ * be back at zero. Must be the first test of its boot to set a boost.
+ */
+#define KO_TASKS	100
+
+static void ko_task(unsigned int seed)
+{
+	for (;;) {
+		seed = seed * 1103515245 + 12345;
+		spin_us(50 + (seed >> 16) % 200);
+		sleep_us(100 + (seed >> 8) % 2000);
+	}
+}
+
+int test_key_on_sleepers(void)
+{
+	static pid_t pids[KO_TASKS];
+	struct stune_view v;
+	int i, round, err = 0;
+	char val[16];
+
+	SETUP_OR_FAIL(stune_reset());
+	if (stune_view_read(&v))
+		return -1;
+	if (v.used)
+		return fail("the key is on already: a boost was set earlier in this boot");
+	SETUP_OR_FAIL(group_make("ka", 0) || group_make("kb", 0));
+	for (i = 0; i < KO_TASKS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			if (group_join(i & 1 ? "ka" : "kb", getpid()))
+				_exit(3);
+			ko_task(i + 1);
+		}
+		if (pids[i] < 0)
+			return fail("fork: %s", strerror(errno));
+	}
+	sleep_us(300000);
+	/* The key goes on here, with most of the tasks asleep. */
+	SETUP_OR_FAIL(group_set_boost("ka", 30));
+	for (round = 0; round < 4 && !err; round++) {
+		for (i = 0; i < KO_TASKS && !err; i++) {
+			snprintf(val, sizeof(val), "%d", pids[i]);
+			err = write_file(group_dir((i + round) & 1 ? "kb/cgroup.procs" :
+						   "ka/cgroup.procs"), val);
+		}
+	}
+	for (i = 0; i < KO_TASKS; i++)
+		child_kill(pids[i]);
+	if (err)
+		return fail("cannot move a task between the groups: %s",
+			    strerror(-err));
+	if (stune_view_read(&v))
+		return -1;
+	if (v.used != 1)
+		return fail("the key is off after the first non-zero boost");
+	if (expect_idle_view("every task killed"))
+		return -1;
+	return stune_reset();
+}

@@ -101,6 +101,7 @@ int expected_opp(const struct opp_table *t, long util, long cap, int boost);
 int cpu_request(int cpu, long *khz, long *util);
 long expected_khz(long fmin, long fmax, long util, long cap, int boost);
 long set_rate_limit(int cpu, long us);
+int cpufreq_reload(const char *param);
 void rate_limit_path(int cpu, char *path, size_t size);
 
 /* struct sched_attr of sched_setattr(2), up to the utilisation clamps. */

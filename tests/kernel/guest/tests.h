@@ -35,7 +35,6 @@ int test_freq_back_to_root(void);
 int test_freq_after_exit(void);
 int test_freq_max_wins(void);
 int test_freq_sleeper_no_boost(void);
-int test_trace_boost_util_ramp(void);
 int test_stress(void);
 int test_asym_capacity(void);
 int test_asym_little_boost_100(void);
@@ -59,5 +58,13 @@ int test_asym_prefer_fit(void);
 int test_hold_boost_window(void);
 int test_hold_periodic(void);
 int test_hold_then_plain(void);
+int test_hold_rmdir(void);
+int test_bypass_never_lowers(void);
+int test_bypass_never_lowers_uclamp(void);
+int test_wakeup_response_uclamp_local(void);
+int test_wakeup_response_uclamp_remote(void);
+int test_key_on_sleepers(void);
+int test_asym_thermal_fit(void);
+int test_shared_policies(void);
 
 #endif

@@ -249,15 +249,6 @@ static int ramp(int cpu, int boost, struct margin_stats *st)
 	return 0;
 }
 
-int test_trace_boost_util_ramp(void)
-{
-	struct margin_stats st;
-
-	if (ramp(1, 40, &st))
-		return -1;
-	return stune_reset();
-}
-
 int test_asym_trace_little(void)
 {
 	struct margin_stats st;

@@ -23,13 +23,15 @@
  * rate_limit_us, 10 ms by default, as 6.1 gives most drivers).
  *
  * It also registers an energy model per policy, so that Energy Aware
- * Scheduling runs on a boot with asymmetric capacities. The model is the
- * test's own, not a real CPU's: a big CPU (capacity 1024) costs about the
- * same per unit of work at every OPP, a smaller one is ten times cheaper up
- * to 1200 MHz and five times dearer at its highest OPP. So an unboosted
- * light task is cheapest on a small CPU, and one whose boost takes its CPU
- * to the highest OPP is cheapest on a big CPU, if the energy estimate
- * prices the boost.
+ * Scheduling runs on a boot with asymmetric capacities, shaped like a real
+ * big.LITTLE SoC's (see stune_test_soc_power()): a light task is cheapest
+ * on a small CPU at any OPP.
+ *
+ * shared=1 makes one policy per pair of CPUs (0-1, 2-3), as a cluster's,
+ * instead of one per CPU. debugfs also has "thermal" (write "CPU KHZ": the
+ * scheduler's thermal pressure as if a cooling device capped CPU at KHZ)
+ * and "sched" (per CPU: misfit_task_load, whether the root domain is
+ * overloaded, and the frequency of the thermal pressure set).
  *
  * Two parameters serve the effect benchmark (tests/bench/bench-kernel),
  * which models time and energy from the trace of requests:
@@ -63,6 +65,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seqlock.h>
+#include <linux/uaccess.h>
 #include <trace/events/sched.h>
 
 /*
@@ -93,6 +96,10 @@ static bool qemu_speed;
 module_param(qemu_speed, bool, 0444);
 MODULE_PARM_DESC(qemu_speed, "signals count work at the speed QEMU runs, not at the requested frequency");
 
+static bool shared;
+module_param(shared, bool, 0444);
+MODULE_PARM_DESC(shared, "one policy per pair of CPUs (0-1, 2-3, ...), as big.LITTLE clusters have");
+
 /* Per CPU: its frequency, and the utilization behind its last request. */
 struct stune_test_cpu {
 	unsigned int khz;
@@ -104,6 +111,10 @@ struct stune_test_cpu {
 	unsigned int req_khz;
 	unsigned long req_util_avg;
 	unsigned long req_util_est;
+	/* The CPU's runqueue, as the PELT tracepoint last reported it. */
+	struct rq *rq;
+	/* The frequency thermal pressure was last set for; 0 for none. */
+	unsigned int capped_khz;
 };
 
 static DEFINE_PER_CPU(struct stune_test_cpu, stune_test_cpus);
@@ -118,6 +129,7 @@ static void stune_test_cfs_util(void *data, struct cfs_rq *cfs_rq)
 	if (cfs_rq != &rq->cfs)
 		return;
 	tc = per_cpu_ptr(&stune_test_cpus, cpu_of(rq));
+	WRITE_ONCE(tc->rq, rq);
 	WRITE_ONCE(tc->util_avg, READ_ONCE(cfs_rq->avg.util_avg));
 	WRITE_ONCE(tc->util_est, READ_ONCE(cfs_rq->avg.util_est.enqueued));
 }
@@ -187,7 +199,18 @@ static int stune_test_verify(struct cpufreq_policy_data *policy)
 
 static int stune_test_init(struct cpufreq_policy *policy)
 {
-	/* One policy per CPU: the core has already set policy->cpus. */
+	unsigned int first = policy->cpu & ~1U;
+
+	/*
+	 * One policy per CPU, which the core has set in policy->cpus already,
+	 * or with shared=1 one per pair of CPUs, as a cluster's.
+	 */
+	if (shared) {
+		cpumask_clear(policy->cpus);
+		cpumask_set_cpu(first, policy->cpus);
+		if (first + 1 < nr_cpu_ids && cpu_possible(first + 1))
+			cpumask_set_cpu(first + 1, policy->cpus);
+	}
 	policy->cpuinfo.min_freq = STUNE_TEST_MIN_KHZ;
 	policy->cpuinfo.max_freq = STUNE_TEST_MAX_KHZ;
 	policy->min = STUNE_TEST_MIN_KHZ;
@@ -204,18 +227,33 @@ static int stune_test_init(struct cpufreq_policy *policy)
 }
 
 /*
- * Cost of an OPP (power * fmax / f), per unit of work: almost flat for a
- * big CPU, cheap then steep for a smaller one; strictly rising, so that
- * the energy model marks no OPP inefficient (schedutil would skip those).
+ * The default energy model is shaped like a real big.LITTLE SoC's: the
+ * dynamic power P = C * f * V^2 with the dynamic-power-coefficient C of
+ * mainline's Juno r0 device tree (530 for the Cortex-A57s, 140 for the
+ * Cortex-A53s) and the voltage rising linearly from 800 mV at the lowest
+ * OPP to 1000 mV at the highest, as Juno's OPP tables do. A unit of work
+ * on a small CPU (capacity 512) then costs about half of what it costs on
+ * a big one at the same OPP and less than on a big one at its lowest OPP
+ * even at the small CPU's highest: EAS keeps light tasks on small CPUs
+ * whatever their boost, unless the boost's price differs between the
+ * candidates. Strictly rising costs: no OPP is marked inefficient.
  * Powers are in an abstract scale.
  */
-static const unsigned long stune_test_cost_big[STUNE_TEST_NR_OPPS] = {
-	1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009,
-};
+#define STUNE_TEST_COEF_BIG		530UL
+#define STUNE_TEST_COEF_SMALL		140UL
+#define STUNE_TEST_SOC_MIN_MV		800UL
+#define STUNE_TEST_SOC_MAX_MV		1000UL
 
-static const unsigned long stune_test_cost_small[STUNE_TEST_NR_OPPS] = {
-	100, 101, 102, 103, 104, 105, 150, 400, 1500, 5000,
-};
+static unsigned long stune_test_soc_power(bool small, int i)
+{
+	unsigned long mhz = (i + 1) * STUNE_TEST_KHZ_STEP / 1000;
+	unsigned long mv = STUNE_TEST_SOC_MIN_MV +
+			   (STUNE_TEST_SOC_MAX_MV - STUNE_TEST_SOC_MIN_MV) *
+			   i / (STUNE_TEST_NR_OPPS - 1);
+
+	return (small ? STUNE_TEST_COEF_SMALL : STUNE_TEST_COEF_BIG) * mhz *
+	       mv * mv / 1000000;
+}
 
 /*
  * cmos_power: microwatts at the highest OPP of a big and of a small CPU,
@@ -243,12 +281,9 @@ static int stune_test_active_power(struct device *dev, unsigned long *power,
 				   unsigned long *khz)
 {
 	bool small = topology_get_cpu_scale(dev->id) < SCHED_CAPACITY_SCALE;
-	const unsigned long *cost = stune_test_cost_big;
 	unsigned long f;
 	int i;
 
-	if (small)
-		cost = stune_test_cost_small;
 	for (i = 0; i < STUNE_TEST_NR_OPPS; i++) {
 		f = (i + 1) * STUNE_TEST_KHZ_STEP;
 		if (f >= *khz)
@@ -260,8 +295,7 @@ static int stune_test_active_power(struct device *dev, unsigned long *power,
 	if (cmos_power)
 		*power = stune_test_cmos_power(small, i);
 	else
-		/* power = cost * f / fmax, scaled so that no cost rounds away */
-		*power = cost[i] * (i + 1) * 100;
+		*power = stune_test_soc_power(small, i);
 	return 0;
 }
 
@@ -357,6 +391,66 @@ static int stune_test_req_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stune_test_req);
 
+/*
+ * /sys/kernel/debug/stune_test_cpufreq/thermal: write "CPU KHZ" to cap CPU's
+ * frequency at KHZ for the scheduler's thermal pressure, as a cpufreq
+ * cooling device would (KHZ at or above fmax: no pressure). The frequency
+ * requests are not capped: only the capacity the scheduler sees shrinks.
+ */
+static ssize_t stune_test_thermal_write(struct file *file,
+					const char __user *ubuf, size_t len,
+					loff_t *ppos)
+{
+	unsigned int cpu, khz;
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u", &cpu, &khz) != 2 || cpu >= nr_cpu_ids ||
+	    !cpu_possible(cpu))
+		return -EINVAL;
+	khz = min_t(unsigned int, khz, STUNE_TEST_MAX_KHZ);
+	topology_update_thermal_pressure(cpumask_of(cpu), khz);
+	WRITE_ONCE(per_cpu(stune_test_cpus, cpu).capped_khz, khz);
+	return len;
+}
+
+static const struct file_operations stune_test_thermal_fops = {
+	.write	= stune_test_thermal_write,
+	.llseek	= noop_llseek,
+};
+
+/*
+ * /sys/kernel/debug/stune_test_cpufreq/sched: per CPU, the load of the
+ * misfit task its runqueue last recorded and whether its root domain is
+ * overloaded and overutilized (EAS off), as the scheduler keeps them (a
+ * test reads what placement concluded, not SchedTune's own numbers), and
+ * the frequency its thermal pressure was last set for (0: none set).
+ */
+static int stune_test_sched_show(struct seq_file *m, void *v)
+{
+	struct rq *rq;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		rq = READ_ONCE(per_cpu(stune_test_cpus, cpu).rq);
+		if (!rq)
+			continue;
+		rcu_read_lock_sched();
+		seq_printf(m, "cpu%d misfit=%lu overload=%d overutilized=%d capped_khz=%u\n",
+			   cpu, READ_ONCE(rq->misfit_task_load),
+			   READ_ONCE(rq->rd->overload),
+			   READ_ONCE(rq->rd->overutilized),
+			   READ_ONCE(per_cpu(stune_test_cpus, cpu).capped_khz));
+		rcu_read_unlock_sched();
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stune_test_sched);
+
 static int __init stune_test_cpufreq_init(void)
 {
 	char name[16];
@@ -377,6 +471,10 @@ static int __init stune_test_cpufreq_init(void)
 				    per_cpu_ptr(&stune_test_cpus, cpu),
 				    &stune_test_req_fops);
 	}
+	debugfs_create_file("thermal", 0200, stune_test_dir, NULL,
+			    &stune_test_thermal_fops);
+	debugfs_create_file("sched", 0444, stune_test_dir, NULL,
+			    &stune_test_sched_fops);
 	stune_test_speed_start();
 	if (cmos_power) {
 		for (i = 0; i < STUNE_TEST_NR_OPPS; i++)
