@@ -146,6 +146,7 @@ int backend_thread_pool(Backend *b, pid_t tid, unsigned boost) {
 static void pool_sweep(Backend *b, bool all) {
         if (!backend_has_pool(b) || !b->path)
                 return;
+        b->pool_busy = false;
         for (unsigned boost = BACKEND_POOL_STEP; boost <= 100; boost += BACKEND_POOL_STEP) {
                 _cleanup_(freep) char *dir = NULL, *tasks = NULL;
                 _cleanup_(freep) pid_t *tids = NULL;
@@ -181,7 +182,9 @@ static void pool_sweep(Backend *b, bool all) {
                 if (claimed)
                         continue;
                 r = b->cgroup->remove_group(b, name);
-                if (r < 0 && r != -ENOENT && r != -EBUSY)
+                if (r == -EBUSY)
+                        b->pool_busy = true;
+                else if (r < 0 && r != -ENOENT)
                         log_warning_errno(b->log, r, "Failed to remove group %s: %m", name);
         }
 }
@@ -230,4 +233,13 @@ void backend_threads_moved(Backend *b, pid_t pid, const char *group) {
 
 void backend_threads_clear_pool(Backend *b) {
         pool_sweep(b, true);
+}
+
+bool backend_pool_busy(const Backend *b) {
+        return b->pool_busy;
+}
+
+void backend_pool_retry(Backend *b) {
+        if (b->pool_busy)
+                pool_sweep(b, false);
 }

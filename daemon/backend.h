@@ -76,6 +76,9 @@ struct Backend {
         /* threads of work sessions (backend-threads.c) */
         BackendThread *threads;
         size_t n_threads;
+        /* a pool group with no claimed thread could not be removed yet
+         * (EBUSY: a thread was still exiting): backend_pool_retry() */
+        bool pool_busy;
 };
 
 extern const BackendVTable backend_schedtune;
@@ -147,6 +150,12 @@ void backend_threads_moved(Backend *b, pid_t pid, const char *group);
  * crash left (each thread to the group the journal has its process in,
  * else root), at stop boostd's own. */
 void backend_threads_clear_pool(Backend *b);
+/* Whether a pool group with no claimed thread is still there because the
+ * kernel refused its removal (EBUSY): a thread of it was still exiting
+ * when its session closed (its client's bus connection goes before the
+ * exiting task leaves its cgroup). backend_pool_retry() sweeps again. */
+bool backend_pool_busy(const Backend *b);
+void backend_pool_retry(Backend *b);
 
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
  * no SchedTune (nothing to do). */

@@ -12,6 +12,11 @@
 #include "util.h"
 #include "work-sessions.h"
 
+/* A pool group the kernel would not remove yet (a thread of it still
+ * exiting) is tried again this often, at most this many times. */
+#define POOL_RETRY_NS   (100 * 1000000ULL)
+#define POOL_RETRIES    50
+
 static uint64_t now_ns(void) {
         return now_usec() * 1000ULL;
 }
@@ -219,7 +224,11 @@ static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
 
 static void apply(WorkSessions *w) {
         uint64_t now = now_ns(), next;
+        bool busy;
         int r;
+
+        if (w->backend)
+                backend_pool_retry(w->backend);
 
         /* the threads of every session, dropping those that are gone */
         for (size_t i = 0; i < w->sessions.n; i++) {
@@ -265,6 +274,17 @@ static void apply(WorkSessions *w) {
                 }
         }
         next = sessions_next_change(&w->sessions, now);
+        busy = w->backend && backend_pool_busy(w->backend);
+        if (!busy) {
+                w->pool_retries = 0;
+        } else if (w->pool_retries < POOL_RETRIES) {
+                w->pool_retries++;
+                if (next == 0 || now + POOL_RETRY_NS < next)
+                        next = now + POOL_RETRY_NS;
+        } else if (w->pool_retries++ == POOL_RETRIES) {
+                log_warning(w->log, "A pool group is still there %d ms after its last session: the kernel refuses to remove it.",
+                            (int) (POOL_RETRIES * (POOL_RETRY_NS / 1000000ULL)));
+        }
         if (next == 0) {
                 event_timer_disarm(w->timer);
                 return;

@@ -36,6 +36,7 @@ typedef struct WorkSessions {
         size_t n_applied;
         sd_event *event;
         sd_event_source *timer;
+        unsigned pool_retries;          /* of a pool group's removal */
         const LogContext *log;
         /* told when a session's output (its Boost property) changed,
          * and when a session was closed (its Session.userdata given) */

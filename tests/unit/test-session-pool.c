@@ -295,6 +295,33 @@ static void test_crash_leftovers_placed(void **state) {
         assert_true(in_tasks(f, "performance", f->tid));
 }
 
+/* The session's thread was still exiting when its session closed (its
+ * client's bus connection goes before the task leaves its cgroup): the
+ * kernel refuses to remove the pool group (EBUSY) for a moment. The group
+ * must still go, from the sessions' timer, once it is empty. */
+static void test_pool_group_removed_after_exit(void **state) {
+        Fixture *f = *state;
+        uint32_t id;
+        int i;
+
+        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+                                              (pid_t[]) { f->tid }, 1, T, &id), 0);
+        assert_true(in_tasks(f, "session.20", f->tid));
+        /* a process of the group still exiting: rmdir says EBUSY */
+        write_file(f->root, "dev/stune/session.20/cgroup.procs", "%d\n", 999999);
+        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_true(in_tasks(f, "root", f->tid));
+        assert_true(group_exists(f, "session.20"));
+        assert_true(backend_pool_busy(f->backend));
+        /* the exit completes */
+        empty_file(f->root, "dev/stune/session.20/cgroup.procs");
+        for (i = 0; i < 20 && group_exists(f, "session.20"); i++)
+                assert_true(sd_event_run(f->event, 100 * 1000) >= 0);
+        assert_false(group_exists(f, "session.20"));
+        assert_false(backend_pool_busy(f->backend));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pool_boost_steps),
@@ -306,6 +333,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_failed_pool_move, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stray_thread, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_leftovers_placed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pool_group_removed_after_exit, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
