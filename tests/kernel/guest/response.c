@@ -610,7 +610,8 @@ int test_wakeup_response_remote(void)
  * boost rose from 0, so schedutil skips the rate limit for it; what it
  * computes (B's small utilization plus a 10 % margin) is below fmax, and a
  * bypass that lowered the frequency would show here. Of the periods where
- * L lowered the frequency and H then got fmax, B must find fmax in >= 95 %.
+ * L lowered the frequency and H then got fmax, B must find fmax in >= 90 %
+ * (v2: 53 to 55 of 55; v1, whose bypass lowered it: 6 of 49).
  */
 #define BL_PERIOD_US	40000
 #define BL_PERIODS	60
@@ -698,7 +699,7 @@ static int bypass_never_lowers(bool b_uclamp)
 	if (valid < (sh->nr - 5) / 2)
 		return fail("L lowered and H raised the frequency in only %d of %d periods: the test cannot tell",
 			    valid, sh->nr - 5);
-	if (good < 0.95 * valid) {
+	if (good < 0.9 * valid) {
 		return fail("B's raised %s lowered the frequency inside the rate limit: fmax at %d of %d wakeups",
 			    b_uclamp ? "uclamp.min" : "boost", good, valid);
 	}
