@@ -1258,12 +1258,5 @@ static int shared_policies(void)
 
 int test_shared_policies(void)
 {
-	int rc;
-
-	if (cpufreq_reload("shared=1"))
-		return -1;
-	rc = shared_policies();
-	if (cpufreq_reload(NULL))
-		return -1;
-	return rc;
+	return with_cpufreq("shared=1", shared_policies);
 }

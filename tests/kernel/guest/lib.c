@@ -866,3 +866,50 @@ int cpufreq_reload(const char *param)
 	return 0;
 }
 
+
+/* Run @fn with the test driver loaded with @param, then as it was. */
+int with_cpufreq(const char *param, int (*fn)(void))
+{
+	int rc;
+
+	if (cpufreq_reload(param))
+		return -1;
+	rc = fn();
+	if (cpufreq_reload(NULL))
+		return -1;
+	return rc;
+}
+
+/* The calling task allowed on CPUs @first..@last only, and in @group. */
+int allow_cpus_join(int first, int last, const char *group)
+{
+	cpu_set_t cpus;
+	int cpu;
+
+	CPU_ZERO(&cpus);
+	for (cpu = first; cpu <= last; cpu++)
+		CPU_SET(cpu, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return -1;
+	return group_join(group, getpid());
+}
+
+/* Field @key of cpu@cpu's line of the test driver's sched file; -1 if none. */
+long driver_sched_field(int cpu, const char *key)
+{
+	char buf[1024], want[32], *line, *p;
+
+	if (read_file("/sys/kernel/debug/stune_test_cpufreq/sched", buf, sizeof(buf)) <= 0)
+		return -1;
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	for (line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		p = strstr(line, key);
+		return p ? atol(p + strlen(key)) : -1;
+	}
+	return -1;
+}
+

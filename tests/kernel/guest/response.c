@@ -788,7 +788,6 @@ static int eas_run_shared(int boost, int *on_big, int *total, pid_t *ret_pid,
 {
 	struct eas_shared *sh = shared_alloc(sizeof(*sh));
 	struct timespec t0;
-	cpu_set_t all;
 	pid_t pid;
 	int k, rc;
 
@@ -796,11 +795,7 @@ static int eas_run_shared(int boost, int *on_big, int *total, pid_t *ret_pid,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid == 0) {
-		CPU_ZERO(&all);
-		for (k = 0; k < nr_online_cpus(); k++)
-			CPU_SET(k, &all);
-		if (sched_setaffinity(0, sizeof(all), &all) ||
-		    group_join("eas", getpid()))
+		if (allow_cpus_join(0, nr_online_cpus() - 1, "eas"))
 			_exit(3);
 		for (k = 0; k < EAS_PERIODS; k++) {
 			sleep_until(&t0, (long)k * WR_PERIOD_US);
@@ -878,15 +873,12 @@ static pid_t ep_resident(int cpu, const char *group, long busy_us,
 	return pid;
 }
 
-static long th_field(int cpu, const char *key);
-
 static int eas_price_run(int prefer_fit, int *on2, int *on3, int *total)
 {
 	struct ep_shared *sh = shared_alloc(sizeof(*sh));
 	int k, rc, polls = 0, over = 0;
 	struct timespec t0;
 	pid_t r, w, t;
-	cpu_set_t all;
 
 	SETUP_OR_FAIL(stune_reset() || group_make("ep", 45) ||
 		      group_make("er", 45) || group_set_hold("er", 50000) ||
@@ -902,11 +894,7 @@ static int eas_price_run(int prefer_fit, int *on2, int *on3, int *total)
 	t = fork();
 	if (t == 0) {
 		/* The two small CPUs: the choice the price decides. */
-		CPU_ZERO(&all);
-		CPU_SET(2, &all);
-		CPU_SET(3, &all);
-		if (sched_setaffinity(0, sizeof(all), &all) ||
-		    group_join("ep", getpid()))
+		if (allow_cpus_join(2, 3, "ep"))
 			_exit(3);
 		for (k = 0; k < EP_PERIODS; k++) {
 			sleep_until(&t0, (long)k * EP_PERIOD_US);
@@ -919,7 +907,7 @@ static int eas_price_run(int prefer_fit, int *on2, int *on3, int *total)
 	/* Is EAS on? Not while the root domain is overutilized. */
 	while (sh->nr < EP_PERIODS && polls < 4000) {
 		polls++;
-		over += th_field(0, "overutilized=") > 0;
+		over += driver_sched_field(0, "overutilized=") > 0;
 		sleep_us(3000);
 	}
 	rc = child_wait(t);
@@ -959,18 +947,11 @@ static int eas_task_boost(void)
 
 int test_asym_eas_task_boost(void)
 {
-	int rc;
-
 	if (!eas_started())
 		return fail("the kernel log does not say \"starting EAS\"");
 	if (cpu_capacity(2) >= 1024 || cpu_capacity(3) >= 1024)
 		return fail("cpu2 and cpu3 are not the small CPUs");
-	if (cpufreq_reload("qemu_speed=1"))
-		return -1;
-	rc = eas_task_boost();
-	if (cpufreq_reload(NULL))
-		return -1;
-	return rc;
+	return with_cpufreq("qemu_speed=1", eas_task_boost);
 }
 
 /*
@@ -1216,26 +1197,6 @@ int test_throttled_keeps_boost(void)
  * for it (sampled every 2 ms from CPU 3, a small one).
  */
 #define TH_FILE	"/sys/kernel/debug/stune_test_cpufreq/thermal"
-#define TH_SCHED "/sys/kernel/debug/stune_test_cpufreq/sched"
-
-/* Field @key of cpu@cpu's line of the test driver's sched file; -1 if none. */
-static long th_field(int cpu, const char *key)
-{
-	char buf[1024], want[32], *line, *p;
-
-	if (read_file(TH_SCHED, buf, sizeof(buf)) <= 0)
-		return -1;
-	snprintf(want, sizeof(want), "cpu%d ", cpu);
-	for (line = buf; line && *line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		p = strstr(line, key);
-		return p ? atol(p + strlen(key)) : -1;
-	}
-	return -1;
-}
 
 static int th_cap(int cpu, long khz)
 {
@@ -1257,7 +1218,6 @@ int test_asym_thermal_fit(void)
 	struct th_shared *sh = shared_alloc(sizeof(*sh));
 	int k, rc, big = 0, misfit = 0, total = 0, polls = 0, over = 0;
 	struct timespec t0;
-	cpu_set_t all;
 	pid_t pid;
 	long o;
 
@@ -1266,8 +1226,8 @@ int test_asym_thermal_fit(void)
 	SETUP_OR_FAIL(stune_reset() || group_make("th", 100) || pin_to_cpu(3));
 	if (th_cap(0, 1800000) || th_cap(1, 1800000))
 		return fail("cannot write %s", TH_FILE);
-	if (th_field(0, "capped_khz=") != 1800000 ||
-	    th_field(1, "capped_khz=") != 1800000) {
+	if (driver_sched_field(0, "capped_khz=") != 1800000 ||
+	    driver_sched_field(1, "capped_khz=") != 1800000) {
 		th_cap(0, 2000000);
 		th_cap(1, 2000000);
 		return fail("the test driver did not record the thermal cap of cpu0/cpu1");
@@ -1275,17 +1235,13 @@ int test_asym_thermal_fit(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid == 0) {
-		CPU_ZERO(&all);
-		for (k = 0; k < nr_online_cpus(); k++)
-			CPU_SET(k, &all);
-		if (sched_setaffinity(0, sizeof(all), &all) ||
-		    group_join("th", getpid()))
+		if (allow_cpus_join(0, nr_online_cpus() - 1, "th"))
 			_exit(3);
 		for (k = 0; k < EAS_PERIODS; k++) {
 			sleep_until(&t0, (long)k * WR_PERIOD_US);
 			spin_us(2000);
 			sh->cpu[k] = sched_getcpu();
-			sh->misfit[k] = th_field(sh->cpu[k], "misfit=");
+			sh->misfit[k] = driver_sched_field(sh->cpu[k], "misfit=");
 			sh->nr = k + 1;
 		}
 		sh->done = 1;
@@ -1293,7 +1249,7 @@ int test_asym_thermal_fit(void)
 	}
 	sleep_us(EAS_WARMUP * WR_PERIOD_US);
 	while (!sh->done) {
-		o = th_field(3, "overload=");
+		o = driver_sched_field(3, "overload=");
 		if (o < 0)
 			break;
 		polls++;

@@ -102,6 +102,9 @@ int cpu_request(int cpu, long *khz, long *util);
 long expected_khz(long fmin, long fmax, long util, long cap, int boost);
 long set_rate_limit(int cpu, long us);
 int cpufreq_reload(const char *param);
+int with_cpufreq(const char *param, int (*fn)(void));
+long driver_sched_field(int cpu, const char *key);
+int allow_cpus_join(int first, int last, const char *group);
 void rate_limit_path(int cpu, char *path, size_t size);
 
 /* struct sched_attr of sched_setattr(2), up to the utilisation clamps. */
