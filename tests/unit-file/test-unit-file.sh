@@ -35,7 +35,7 @@ for banned in 'ProtectControlGroups=yes' 'PrivateDevices=yes' 'PrivateNetwork=ye
         grep -qF -- "$banned" "$dir/boostd.service" && { echo "must not have: $banned"; fail=1; }
 done
 # boostd must ask for the watchdog the unit sets
-grep -q sd_event_set_watchdog "$(dirname "$0")/../../daemon/boostd.c" || { echo "boostd does not enable the watchdog"; fail=1; }
+grep -q sd_event_set_watchdog "$(dirname "$0")/../../daemon/boostd/boostd.c" || { echo "boostd does not enable the watchdog"; fail=1; }
 
 out=$(cd "$dir" && systemd-analyze verify --man=no ./boostd.service 2>&1) || true
 if [ -n "$out" ]; then

@@ -10,7 +10,7 @@
 #include "process.h"
 #include "macro.h"
 #include "util.h"
-#include "work-sessions.h"
+#include "hint-sessions.h"
 
 /* A pool group the kernel would not remove yet (a thread of it still
  * exiting) is tried again this often, at most this many times. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "session-pid.h"
+#include "hint-controller.h"
 
 #define SESSIONS_MAX 128U               /* all clients together */
 #define SESSIONS_PER_OWNER_MAX 4U       /* one bus client */

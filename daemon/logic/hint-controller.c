@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "session-pid.h"
+#include "hint-controller.h"
 #include "util.h"
 
 /* Errors and the time step are counted in 100 us, as ADPF does. */

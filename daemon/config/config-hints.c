@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config-sessions.h"
+#include "config-hints.h"
 #include "config-sources.h"
 #include "macro.h"
 #include "util.h"

@@ -21,7 +21,7 @@
 #include "state.h"
 #include "seats-watch.h"
 #include "units.h"
-#include "work-sessions.h"
+#include "hint-sessions.h"
 
 typedef enum Mode {
         MODE_AUTO,

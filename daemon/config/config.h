@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "boost.h"
-#include "config-sessions.h"
+#include "config-hints.h"
 #include "config-sources.h"
 #include "macro.h"
 

@@ -5,7 +5,7 @@
 #include "tests.h"
 
 #include "event-util.h"
-#include "work-sessions.h"
+#include "hint-sessions.h"
 
 #define T 16666667ULL
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "sessions.h"
+#include "hint-table.h"
 #include "util.h"
 
 static void *memdup(const void *p, size_t l) {

@@ -5,8 +5,8 @@
 
 #include "tests.h"
 
-#include "config-sessions.h"
-#include "session-pid.h"
+#include "config-hints.h"
+#include "hint-controller.h"
 
 #define T 16666667ULL           /* a 60 Hz frame, ns */
 

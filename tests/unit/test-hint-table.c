@@ -2,7 +2,7 @@
 /* Work-session bookkeeping: ownership, limits, threads, the rate limit. */
 #include "tests.h"
 
-#include "sessions.h"
+#include "hint-table.h"
 
 #define T 16666667ULL
 

@@ -11,9 +11,9 @@
 #include <systemd/sd-event.h>
 
 #include "backend.h"
-#include "config-sessions.h"
+#include "config-hints.h"
 #include "log.h"
-#include "sessions.h"
+#include "hint-table.h"
 #include "thread-clamp.h"
 
 typedef struct AppliedThread {

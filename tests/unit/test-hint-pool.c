@@ -9,7 +9,7 @@
 #include "tests.h"
 
 #include "backend.h"
-#include "work-sessions.h"
+#include "hint-sessions.h"
 
 #define T 16666667ULL
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config-sessions.h"
+#include "config-hints.h"
 
 #define SESSION_TARGET_MIN_NS 100000ULL         /* 100 us: the error's unit */
 #define SESSION_TARGET_MAX_NS 10000000000ULL    /* 10 s */
