@@ -12,7 +12,29 @@
 
 #include "backend.h"
 #include "log.h"
+#include "schedtune-internal.h"
 #include "util.h"
+
+static void schedtune_done(void *data) {
+        Schedtune *s = data;
+
+        free(s->path);
+        free(s);
+}
+
+Schedtune *schedtune_get(Backend *b) {
+        Schedtune *s = backend_data(b, &backend_schedtune);
+
+        if (s)
+                return s;
+        s = calloc(1, sizeof(Schedtune));
+        if (!s)
+                return NULL;
+        s->controller = "schedtune";
+        s->boost_file = "schedtune.boost";
+        backend_set_data(b, &backend_schedtune, s);
+        return s;
+}
 
 static int schedtune_probe(Backend *b) {
         _cleanup_(freep) char *path = path_join_root(b->root, "/proc/cgroups"), *line = NULL;
@@ -38,40 +60,44 @@ static int schedtune_probe(Backend *b) {
 }
 
 static int read_boost(const Backend *b, const char *group, unsigned *ret) {
-        return b->cgroup->read_value(b, group, b->boost_file, BOOST_MAX, ret);
+        const Schedtune *s = SCHEDTUNE(b);
+
+        return s->cgroup->read_value(b, group, s->boost_file, BOOST_MAX, ret);
 }
 
 static int write_boost(const Backend *b, const char *group, unsigned boost) {
-        return b->cgroup->write_value(b, group, b->boost_file, boost);
+        const Schedtune *s = SCHEDTUNE(b);
+
+        return s->cgroup->write_value(b, group, s->boost_file, boost);
 }
 
-static bool looks_mounted(const Backend *b, const char *path) {
-        _cleanup_(freep) char *p = path_join(path, b->boost_file);
+static bool looks_mounted(const Schedtune *s, const char *path) {
+        _cleanup_(freep) char *p = path_join(path, s->boost_file);
 
         return p && access(p, F_OK) == 0;
 }
 
 /* Finds or makes the hierarchy: an existing mount at the configured
  * point (or, on the host, anywhere libcgroup finds one) is adopted. */
-static int schedtune_mount(Backend *b) {
+static int schedtune_mount(Backend *b, Schedtune *s) {
         _cleanup_(freep) char *path = path_join_root(b->root, b->mount_point);
         int r;
 
         if (!path)
                 return -ENOMEM;
-        if (looks_mounted(b, path)) {
+        if (looks_mounted(s, path)) {
                 log_debug(b->log, "Adopting the schedtune hierarchy at %s.", path);
-                b->path = TAKE_PTR(path);
+                s->path = TAKE_PTR(path);
                 return 0;
         }
 
         if (root_is_host(b->root) && cgroup_init() == 0) {
                 char *mp = NULL;
 
-                if (cgroup_get_subsys_mount_point(b->controller, &mp) == 0 && mp) {
-                        if (looks_mounted(b, mp)) {
+                if (cgroup_get_subsys_mount_point(s->controller, &mp) == 0 && mp) {
+                        if (looks_mounted(s, mp)) {
                                 log_info(b->log, "Adopting the schedtune hierarchy mounted at %s.", mp);
-                                b->path = mp;
+                                s->path = mp;
                                 return 0;
                         }
                         free(mp);
@@ -91,8 +117,8 @@ static int schedtune_mount(Backend *b) {
                 return log_error_errno(b->log, -errno, "Failed to mount the schedtune controller on %s: %m",
                                        path);
         log_info(b->log, "Mounted the schedtune controller on %s.", path);
-        b->mounted = true;
-        b->path = TAKE_PTR(path);
+        s->mounted = true;
+        s->path = TAKE_PTR(path);
         return 0;
 }
 
@@ -103,20 +129,23 @@ static const CgroupOps *cgroup_ops_for(const Backend *b) {
 
 static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
         State *j = b->state;
+        Schedtune *s = schedtune_get(b);
         int r;
 
-        if (!b->path) {
-                r = schedtune_mount(b);
+        if (!s)
+                return -ENOMEM;
+        if (!s->path) {
+                r = schedtune_mount(b, s);
                 if (r < 0)
                         return r;
         }
-        if (!b->cgroup)
-                b->cgroup = cgroup_ops_for(b);
-        if (b->cgroup->init) {
-                r = b->cgroup->init(b);
+        if (!s->cgroup)
+                s->cgroup = cgroup_ops_for(b);
+        if (s->cgroup->init) {
+                r = s->cgroup->init(b);
                 if (r < 0)
                         return log_error_errno(b->log, r, "%s cannot use the %s hierarchy at %s: %m",
-                                               b->cgroup->name, b->controller, b->path);
+                                               s->cgroup->name, s->controller, s->path);
         }
 
         for (size_t i = 0; i < n; i++) {
@@ -125,23 +154,23 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                 unsigned cur = 0;
 
                 if (i > 0) {
-                        r = b->cgroup->make_group(b, groups[i]);
+                        r = s->cgroup->make_group(b, groups[i]);
                         if (r == -ENOSPC)
                                 return log_error_errno(b->log, r,
                                                        "Failed to create group %s: the kernel's group limit is reached",
                                                        groups[i]);
                         if (r == -EINVAL)
                                 return log_error_errno(b->log, r, "Failed to create group %s in %s: the hierarchy is not flat: %m",
-                                                       groups[i], b->path);
+                                                       groups[i], s->path);
                         if (r < 0)
                                 return log_error_errno(b->log, r, "Failed to create group %s in %s: %m",
-                                                       groups[i], b->path);
+                                                       groups[i], s->path);
                         created = r > 0;
                 }
                 r = read_boost(b, groups[i], &cur);
                 if (r < 0)
                         return log_error_errno(b->log, r, "Failed to read %s of group %s in %s: %m",
-                                               b->boost_file, groups[i], b->path);
+                                               s->boost_file, groups[i], s->path);
 
                 if (jg) {
                         /* Adopted after a restart: the journal knows what was
@@ -162,7 +191,7 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
 
         /* Work sessions end with boostd: a pool group still there is a
          * crash's. */
-        backend_threads_clear_pool(b);
+        schedtune_pool_clear(b);
 
         /* The caller saves it before the first change. */
         j->dirty = true;
@@ -171,10 +200,11 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
 
 static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
         StateGroup *jg = state_get_group(b->state, group, true);
+        const Schedtune *s = schedtune_get(b);
         unsigned cur;
         int r;
 
-        if (!jg)
+        if (!jg || !s)
                 return -ENOMEM;
         if (jg->has_wrote && read_boost(b, group, &cur) == 0 && cur != jg->wrote)
                 log_notice(b->log, "Group %s: boost was changed by hand to %u, now setting %u.",
@@ -183,7 +213,7 @@ static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
         r = write_boost(b, group, boost);
         if (r < 0)
                 return log_error_errno(b->log, r, "Failed to write %u to %s of group %s: %m",
-                                       boost, b->boost_file, group);
+                                       boost, s->boost_file, group);
         jg->wrote = boost;
         jg->has_wrote = true;
         b->state->dirty = true;
@@ -191,27 +221,31 @@ static int schedtune_apply(Backend *b, const char *group, unsigned boost) {
 }
 
 static int schedtune_group_of(Backend *b, pid_t pid, char *buf, size_t size) {
+        const Schedtune *s = SCHEDTUNE(b);
         int r = backend_thread_home(b, pid, buf, size);
 
         if (r != 0)
                 return MIN(r, 0);
-        if (!b->cgroup || !b->cgroup->group_of)
+        if (!s || !s->cgroup || !s->cgroup->group_of)
                 return -EOPNOTSUPP;
-        return b->cgroup->group_of(b, pid, buf, size);
+        return s->cgroup->group_of(b, pid, buf, size);
 }
 
 static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) {
         State *j = b->state;
+        const Schedtune *s = schedtune_get(b);
         StatePid *old;
         char cur[CLASS_NAME_MAX];
         bool changed;
         int r;
 
+        if (!s)
+                return -ENOMEM;
         /* A process already there is not written again: each write to
          * cgroup.procs takes the kernel's cgroup locks, and forks wait
          * for them. */
         if (schedtune_group_of(b, id->pid, cur, sizeof(cur)) < 0 || !streq(cur, group)) {
-                r = b->cgroup->attach(b, group, id->pid);
+                r = s->cgroup->attach(b, group, id->pid);
                 if (r < 0)
                         return r;       /* the caller names the process */
                 backend_threads_moved(b, id->pid, group);
@@ -235,11 +269,12 @@ static int schedtune_attach(Backend *b, const char *group, const ProcessId *id) 
 /* A group boostd made goes once nothing is in it; one with processes
  * boostd did not place stays (and is tried again at the next stop). */
 static int schedtune_remove_made(Backend *b, const char *group) {
+        const Schedtune *s = SCHEDTUNE(b);
         int r;
 
-        if (!b->cgroup->remove_group)
+        if (!s->cgroup->remove_group)
                 return -EOPNOTSUPP;
-        r = b->cgroup->remove_group(b, group);
+        r = s->cgroup->remove_group(b, group);
         if (r == -EBUSY)
                 log_notice(b->log, "Group %s: processes boostd did not place are in it, leaving the group.",
                            group);
@@ -252,10 +287,11 @@ static int schedtune_remove_made(Backend *b, const char *group) {
 
 static int schedtune_release(Backend *b, const char *group) {
         StateGroup *g = state_get_group(b->state, group, false);
+        const Schedtune *s = SCHEDTUNE(b);
         unsigned target = g && !g->created && b->restore_found ? g->found : 0, cur;
         int r;
 
-        if (!b->path || !b->cgroup || streq(group, "root"))
+        if (!s || !s->path || !s->cgroup || streq(group, "root"))
                 return 0;
         /* as at stop: a value someone wrote by hand since boostd's is
          * theirs (schedtune_restore()) */
@@ -280,12 +316,13 @@ static int schedtune_release(Backend *b, const char *group) {
 
 static int schedtune_restore(Backend *b) {
         State *j = b->state;
+        const Schedtune *s = SCHEDTUNE(b);
         int ret = 0, r;
 
-        if (!b->path || !b->cgroup)
+        if (!s || !s->path || !s->cgroup)
                 return 0;
 
-        backend_threads_clear_pool(b);
+        schedtune_pool_clear(b);
         for (size_t i = 0; i < j->n_groups; i++) {
                 StateGroup *g = &j->groups[i];
                 unsigned cur, target;
@@ -317,6 +354,7 @@ static int schedtune_restore(Backend *b) {
 }
 
 int backend_schedtune_mount(Backend *b) {
+        Schedtune *s;
         int r = schedtune_probe(b);
 
         if (r < 0)
@@ -325,7 +363,60 @@ int backend_schedtune_mount(Backend *b) {
                 log_info(b->log, "No schedtune controller in this kernel, nothing to mount.");
                 return 0;
         }
-        return b->path ? 0 : schedtune_mount(b);
+        s = schedtune_get(b);
+        if (!s)
+                return -ENOMEM;
+        return s->path ? 0 : schedtune_mount(b, s);
+}
+
+int backend_schedtune_set_cgroup_ops(Backend *b, const CgroupOps *ops) {
+        Schedtune *s = schedtune_get(b);
+
+        if (!s)
+                return -ENOMEM;
+        s->cgroup = ops;
+        return 0;
+}
+
+const CgroupOps *backend_schedtune_cgroup_ops(const Backend *b) {
+        const Schedtune *s = SCHEDTUNE(b);
+
+        return s ? s->cgroup : NULL;
+}
+
+int backend_schedtune_set_controller(Backend *b, const char *controller, const char *boost_file) {
+        Schedtune *s = schedtune_get(b);
+
+        if (!s)
+                return -ENOMEM;
+        s->controller = controller;
+        s->boost_file = boost_file;
+        return 0;
+}
+
+int backend_schedtune_set_path(Backend *b, const char *path) {
+        Schedtune *s = schedtune_get(b);
+        char *p = strdup(path);
+
+        if (!s || !p) {
+                free(p);
+                return -ENOMEM;
+        }
+        free(s->path);
+        s->path = p;
+        return 0;
+}
+
+const char *backend_schedtune_path(const Backend *b) {
+        const Schedtune *s = SCHEDTUNE(b);
+
+        return s ? s->path : NULL;
+}
+
+bool backend_schedtune_mounted(const Backend *b) {
+        const Schedtune *s = SCHEDTUNE(b);
+
+        return s && s->mounted;
 }
 
 const BackendVTable backend_schedtune = {
@@ -337,4 +428,9 @@ const BackendVTable backend_schedtune = {
         .restore = schedtune_restore,
         .release = schedtune_release,
         .group_of = schedtune_group_of,
+        .has_pool = schedtune_has_pool,
+        .thread_pool = schedtune_thread_pool,
+        .thread_release = schedtune_thread_release,
+        .pool_sweep = schedtune_pool_sweep,
+        .done = schedtune_done,
 };

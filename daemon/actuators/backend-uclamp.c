@@ -31,6 +31,34 @@
 #include "thread-clamp.h"
 #include "util.h"
 
+/* The uclamp backend's own fields (Backend.data). */
+typedef struct Uclamp {
+        /* sets util_min of one task; a seam for tests */
+        UclampSetUtilMin set_util_min;
+        /* a cgroup v2 group boostd owns (resolved, below root), whose
+         * children per class get cpu.uclamp.min; NULL = none */
+        char *group;
+} Uclamp;
+
+static void uclamp_done(void *data) {
+        Uclamp *u = data;
+
+        free(u->group);
+        free(u);
+}
+
+/* b's uclamp fields, made at their first use; NULL if out of memory. */
+static Uclamp *uclamp_get(Backend *b) {
+        Uclamp *u = backend_data(b, &backend_uclamp);
+
+        if (u)
+                return u;
+        u = calloc(1, sizeof(Uclamp));
+        if (u)
+                backend_set_data(b, &backend_uclamp, u);
+        return u;
+}
+
 /* One thread's util_min, through thread-clamp.c's syscall. */
 static int sched_set_util_min(pid_t tid, unsigned util_min) {
         return thread_clamp_syscall.set(NULL, tid, util_min);
@@ -38,13 +66,17 @@ static int sched_set_util_min(pid_t tid, unsigned util_min) {
 
 static int uclamp_probe(Backend *b) {
         _cleanup_(freep) char *p = path_join_root(b->root, "/proc/sys/kernel/sched_util_clamp_min");
+        Uclamp *u;
 
         if (!p)
                 return -ENOMEM;
         if (access(p, F_OK) < 0)
                 return errno == ENOENT ? PROBE_FAIL : -errno;
-        if (!b->set_util_min)
-                b->set_util_min = sched_set_util_min;
+        u = uclamp_get(b);
+        if (!u)
+                return -ENOMEM;
+        if (!u->set_util_min)
+                u->set_util_min = sched_set_util_min;
         return PROBE_SUCCESS;
 }
 
@@ -82,17 +114,17 @@ int uclamp_percent_parse(const char *s, unsigned *ret_hundredths) {
 
 /* The owned cgroup v2 group of a class; root has none (its value would
  * cap every class below it). */
-static char *class_group(const Backend *b, const char *group, const char *file) {
+static char *class_group(const Uclamp *u, const char *group, const char *file) {
         _cleanup_(freep) char *d = NULL;
 
-        if (!b->uclamp_group || streq(group, "root"))
+        if (!u->group || streq(group, "root"))
                 return NULL;
-        d = path_join(b->uclamp_group, group);
+        d = path_join(u->group, group);
         return d && file ? path_join(d, file) : TAKE_PTR(d);
 }
 
-static int read_uclamp_min(const Backend *b, const char *group, unsigned *ret) {
-        _cleanup_(freep) char *p = class_group(b, group, "cpu.uclamp.min"), *s = NULL;
+static int read_uclamp_min(const Uclamp *u, const char *group, unsigned *ret) {
+        _cleanup_(freep) char *p = class_group(u, group, "cpu.uclamp.min"), *s = NULL;
         int r;
 
         if (!p)
@@ -103,8 +135,8 @@ static int read_uclamp_min(const Backend *b, const char *group, unsigned *ret) {
         return uclamp_percent_parse(strstrip(s), ret);
 }
 
-static int write_uclamp_min(const Backend *b, const char *group, unsigned hundredths) {
-        _cleanup_(freep) char *p = class_group(b, group, "cpu.uclamp.min");
+static int write_uclamp_min(const Uclamp *u, const char *group, unsigned hundredths) {
+        _cleanup_(freep) char *p = class_group(u, group, "cpu.uclamp.min");
         char buf[16];
 
         if (!p)
@@ -115,23 +147,23 @@ static int write_uclamp_min(const Backend *b, const char *group, unsigned hundre
 
 /* Makes (or adopts) the owned group's child per class with the cpu
  * controller, and records its cpu.uclamp.min before any change. */
-static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) {
-        _cleanup_(freep) char *controllers = path_join(b->uclamp_group, "cgroup.controllers");
-        _cleanup_(freep) char *subtree = path_join(b->uclamp_group, "cgroup.subtree_control");
+static int uclamp_start_cgroup(Backend *b, const Uclamp *u, const char *const *groups, size_t n) {
+        _cleanup_(freep) char *controllers = path_join(u->group, "cgroup.controllers");
+        _cleanup_(freep) char *subtree = path_join(u->group, "cgroup.subtree_control");
         int r;
 
         if (!controllers || !subtree)
                 return -ENOMEM;
         if (access(controllers, F_OK) < 0)
                 return log_error_errno(b->log, -errno, "UclampGroup=%s is not a cgroup v2 group: %m",
-                                       b->uclamp_group);
+                                       u->group);
         r = write_string(subtree, "+cpu\n");
         if (r < 0)
                 return log_error_errno(b->log, r, "Failed to enable the cpu controller below %s: %m",
-                                       b->uclamp_group);
+                                       u->group);
 
         for (size_t i = 0; i < n; i++) {
-                _cleanup_(freep) char *dir = class_group(b, groups[i], NULL);
+                _cleanup_(freep) char *dir = class_group(u, groups[i], NULL);
                 StateGroup *jg = state_get_group(b->state, groups[i], false);
                 bool created = false;
                 unsigned cur;
@@ -145,7 +177,7 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
                         (void) chmod(dir, 0755);        /* past the unit's UMask=0077 */
                 } else if (errno != EEXIST)
                         return log_error_errno(b->log, -errno, "Failed to create %s: %m", dir);
-                r = read_uclamp_min(b, groups[i], &cur);
+                r = read_uclamp_min(u, groups[i], &cur);
                 if (r < 0)
                         return log_error_errno(b->log, r, "Failed to read %s/cpu.uclamp.min: %m", dir);
                 if (jg && jg->has_wrote) {
@@ -165,10 +197,13 @@ static int uclamp_start_cgroup(Backend *b, const char *const *groups, size_t n) 
 }
 
 static int uclamp_start(Backend *b, const char *const *groups, size_t n) {
+        const Uclamp *u = uclamp_get(b);
         int r;
 
-        if (b->uclamp_group) {
-                r = uclamp_start_cgroup(b, groups, n);
+        if (!u)
+                return -ENOMEM;
+        if (u->group) {
+                r = uclamp_start_cgroup(b, u, groups, n);
                 if (r < 0)
                         return r;
         }
@@ -180,7 +215,7 @@ static int uclamp_start(Backend *b, const char *const *groups, size_t n) {
 }
 
 /* Sets util_min on every thread of a process. */
-static int uclamp_set_process(Backend *b, pid_t pid, unsigned boost) {
+static int uclamp_set_process(Backend *b, const Uclamp *u, pid_t pid, unsigned boost) {
         _cleanup_(freep) char *p = NULL;
         DIR *d;
         struct dirent *de;
@@ -198,7 +233,7 @@ static int uclamp_set_process(Backend *b, pid_t pid, unsigned boost) {
                         continue;
                 if (backend_thread_claimed(b, (pid_t) tid))
                         continue;       /* a work session's */
-                k = b->set_util_min((pid_t) tid, uclamp_from_boost(boost));
+                k = u->set_util_min((pid_t) tid, uclamp_from_boost(boost));
                 if (k < 0 && k != -ESRCH && r == 0)
                         r = k;
         }
@@ -209,20 +244,21 @@ static int uclamp_set_process(Backend *b, pid_t pid, unsigned boost) {
 static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
         State *j = b->state;
         StateGroup *g = state_get_group(j, group, true);
+        const Uclamp *u = uclamp_get(b);
 
-        if (!g)
+        if (!g || !u)
                 return -ENOMEM;
-        if (b->uclamp_group && !streq(group, "root")) {
+        if (u->group && !streq(group, "root")) {
                 unsigned cur;
                 int r;
 
-                if (g->has_wrote && read_uclamp_min(b, group, &cur) == 0 && cur != g->wrote * 100)
+                if (g->has_wrote && read_uclamp_min(u, group, &cur) == 0 && cur != g->wrote * 100)
                         log_notice(b->log, "Group %s: cpu.uclamp.min was changed by hand, now setting %u.00.",
                                    group, boost);
-                r = write_uclamp_min(b, group, boost * 100);
+                r = write_uclamp_min(u, group, boost * 100);
                 if (r < 0)
                         return log_error_errno(b->log, r, "Failed to write %u.00 to cpu.uclamp.min of %s/%s: %m",
-                                               boost, b->uclamp_group, group);
+                                               boost, u->group, group);
         }
         g->wrote = boost;
         g->has_wrote = true;
@@ -233,7 +269,7 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
                         continue;
                 if (process_id_is_current(b->proc_root, &j->placed[i].id) <= 0)
                         continue;
-                r = uclamp_set_process(b, j->placed[i].id.pid, boost);
+                r = uclamp_set_process(b, u, j->placed[i].id.pid, boost);
                 if (r < 0)
                         log_warning_errno(b->log, r, "Failed to clamp PID %d, ignoring: %m",
                                           (int) j->placed[i].id.pid);
@@ -245,9 +281,12 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
 static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
         State *j = b->state;
         StateGroup *g = state_get_group(j, group, false);
+        const Uclamp *u = uclamp_get(b);
         int r;
 
-        r = uclamp_set_process(b, id->pid, streq(group, "root") || !g ? 0 : g->wrote);
+        if (!u)
+                return -ENOMEM;
+        r = uclamp_set_process(b, u, id->pid, streq(group, "root") || !g ? 0 : g->wrote);
         if (r < 0)
                 return r;
         if (streq(group, "root"))
@@ -263,7 +302,7 @@ static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
 }
 
 /* Puts cpu.uclamp.min of the owned groups back, unless changed by hand. */
-static int uclamp_restore_cgroup(Backend *b) {
+static int uclamp_restore_cgroup(Backend *b, const Uclamp *u) {
         State *j = b->state;
         int ret = 0, r;
 
@@ -271,7 +310,7 @@ static int uclamp_restore_cgroup(Backend *b) {
                 StateGroup *g = &j->groups[i];
                 unsigned cur, target;
 
-                if (streq(g->name, "root") || read_uclamp_min(b, g->name, &cur) < 0)
+                if (streq(g->name, "root") || read_uclamp_min(u, g->name, &cur) < 0)
                         continue;
                 if (g->has_wrote && cur != g->wrote * 100) {
                         log_notice(b->log, "Group %s: cpu.uclamp.min was changed by hand, leaving it.", g->name);
@@ -280,7 +319,7 @@ static int uclamp_restore_cgroup(Backend *b) {
                 target = (b->restore_found ? g->found : 0) * 100;
                 if (target == cur)
                         continue;
-                r = write_uclamp_min(b, g->name, target);
+                r = write_uclamp_min(u, g->name, target);
                 if (r < 0)
                         ret = log_warning_errno(b->log, r, "Failed to restore cpu.uclamp.min of %s: %m", g->name);
         }
@@ -289,13 +328,54 @@ static int uclamp_restore_cgroup(Backend *b) {
 
 static int uclamp_restore(Backend *b) {
         State *j = b->state;
+        const Uclamp *u = backend_data(b, &backend_uclamp);
         int r = 0;
 
-        if (b->uclamp_group)
-                r = uclamp_restore_cgroup(b);
+        if (u && u->group)
+                r = uclamp_restore_cgroup(b, u);
         state_clear_kernel(j);
         j->dirty = true;
         return r;
+}
+
+/* A work session's thread, left alone while claimed, gets the util_min
+ * of its process's group now, not the one it had before. */
+static int uclamp_thread_release(Backend *b, BackendThread *t) {
+        const Uclamp *u = backend_data(b, &backend_uclamp);
+        StatePid *p = state_pid_find(b->state->placed, b->state->n_placed, t->tgid);
+        StateGroup *g = p ? state_get_group(b->state, p->group, false) : NULL;
+
+        if (!u || !u->set_util_min || !g || !g->has_wrote)
+                return 0;
+        return u->set_util_min(t->tid, uclamp_from_boost(g->wrote));
+}
+
+int backend_uclamp_set_util_min_hook(Backend *b, UclampSetUtilMin fn) {
+        Uclamp *u = uclamp_get(b);
+
+        if (!u)
+                return -ENOMEM;
+        u->set_util_min = fn;
+        return 0;
+}
+
+UclampSetUtilMin backend_uclamp_util_min_hook(const Backend *b) {
+        const Uclamp *u = backend_data(b, &backend_uclamp);
+
+        return u ? u->set_util_min : NULL;
+}
+
+int backend_uclamp_set_group(Backend *b, const char *group) {
+        Uclamp *u = uclamp_get(b);
+        char *g = strdup(group);
+
+        if (!u || !g) {
+                free(g);
+                return -ENOMEM;
+        }
+        free(u->group);
+        u->group = g;
+        return 0;
 }
 
 const BackendVTable backend_uclamp = {
@@ -305,4 +385,6 @@ const BackendVTable backend_uclamp = {
         .apply = uclamp_apply,
         .attach = uclamp_attach,
         .restore = uclamp_restore,
+        .thread_release = uclamp_thread_release,
+        .done = uclamp_done,
 };

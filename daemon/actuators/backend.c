@@ -24,21 +24,29 @@ Backend *backend_new(const char *root, const char *mount_point, const char *proc
         b->state = state;
         b->log = log;
         b->restore_found = restore_found;
-        b->controller = "schedtune";
-        b->boost_file = "schedtune.boost";
         if (!b->root || !b->mount_point || !b->proc_root)
                 return backend_free(b);
         return b;
 }
 
+void *backend_data(const Backend *b, const BackendVTable *vt) {
+        return b->data_vt == vt ? b->data : NULL;
+}
+
+void backend_set_data(Backend *b, const BackendVTable *vt, void *data) {
+        if (b->data && b->data_vt->done)
+                b->data_vt->done(b->data);
+        b->data = data;
+        b->data_vt = data ? vt : NULL;
+}
+
 Backend *backend_free(Backend *b) {
         if (!b)
                 return NULL;
+        backend_set_data(b, NULL, NULL);
         free(b->root);
         free(b->mount_point);
-        free(b->path);
         free(b->proc_root);
-        free(b->uclamp_group);
         free(b->threads);
         free(b);
         return NULL;

@@ -50,29 +50,44 @@ typedef struct BackendVTable {
         /* The group a process is in now, copied into buf; NULL when the
          * backend cannot tell. */
         int (*group_of)(Backend *b, pid_t pid, char *buf, size_t size);
+
+        /* Threads of work sessions (backend-threads.c); each slot NULL
+         * where the backend does nothing for them. */
+        /* Whether a thread can be moved alone into a pool group now (the
+         * schedtune backend, once started); NULL: no pool. */
+        bool (*has_pool)(const Backend *b);
+        /* Moves claimed thread t alone into the pool group of boost (0:
+         * back into its process's group) and records it in t->pool; only
+         * where has_pool() says yes. */
+        int (*thread_pool)(Backend *b, BackendThread *t, unsigned boost);
+        /* Thread t left its last work session and is forgotten already (t
+         * is the caller's copy): what it had goes back to it, i.e. its
+         * process's group out of a pool group, or its group's util_min. */
+        int (*thread_release)(Backend *b, BackendThread *t);
+        /* Empties the pool groups of the threads no session claims and
+         * removes those left with no claimed thread, setting
+         * Backend.pool_busy if the kernel refused one. */
+        void (*pool_sweep)(Backend *b);
+
+        /* Frees the backend's own fields (backend_data()); required of a
+         * backend that has some. */
+        void (*done)(void *data);
 } BackendVTable;
 
 struct Backend {
         const BackendVTable *vt;
         char *root;             /* prefix for every path, "/" in production */
-        char *mount_point;      /* schedtune hierarchy, below root */
-        char *path;             /* resolved hierarchy path */
+        char *mount_point;      /* schedtune hierarchy, below root; configured,
+                                 * so given before a backend is chosen */
         char *proc_root;        /* where processes are looked up */
         State *state;           /* the manager's */
         const LogContext *log;  /* the manager's */
         bool restore_found;     /* RestoreOnStop=found */
-        bool mounted;           /* boostd mounted the hierarchy */
-        /* schedtune: how the cgroup work is done (libcgroup on the host,
-         * files under a root prefix; see schedtune-io.h), the controller and
-         * its boost file */
-        const CgroupOps *cgroup;
-        const char *controller;
-        const char *boost_file;
-        /* uclamp: sets util_min of one task; a seam for tests */
-        int (*set_util_min)(pid_t tid, unsigned util_min);
-        /* uclamp: a cgroup v2 group boostd owns (resolved, below root), whose
-         * children per class get cpu.uclamp.min; NULL = none */
-        char *uclamp_group;
+        /* The fields of one backend, private to its files: made at their
+         * first use, which may come before backend_select() (a test seam,
+         * UclampGroup=); data_vt says whose they are. */
+        void *data;
+        const BackendVTable *data_vt;
         /* threads of work sessions (backend-threads.c) */
         BackendThread *threads;
         size_t n_threads;
@@ -96,6 +111,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 int backend_select(Backend *b, const char *name);
 
 const char *backend_name(const Backend *b);
+
+/* The fields vt's backend keeps in b, or NULL: none yet, or those of
+ * another backend. */
+void *backend_data(const Backend *b, const BackendVTable *vt);
+/* Gives b the fields of vt's backend, made by its file; those another
+ * backend left go first, through its done(). */
+void backend_set_data(Backend *b, const BackendVTable *vt, void *data);
 
 /* Moves the processes boostd placed in group (NULL: in any group) back
  * to root: only one that is still the process placed (start time) and
@@ -128,6 +150,8 @@ void backend_pool_name(unsigned boost, char *buf, size_t size);
 bool backend_has_pool(const Backend *b);
 int backend_thread_claim(Backend *b, pid_t tid);
 bool backend_thread_claimed(const Backend *b, pid_t tid);
+/* The claimed thread tid, or NULL. */
+BackendThread *backend_thread_find(const Backend *b, pid_t tid);
 /* For a claimed thread in a pool group, its process's group (1), copied
  * into buf; 0 otherwise. A process's group is its main thread's: the
  * schedtune backend asks this first, so that a session naming the main
@@ -137,19 +161,16 @@ int backend_thread_home(const Backend *b, pid_t tid, char *buf, size_t size);
  * BACKEND_POOL_STEP; 0: back into its process's group). -EOPNOTSUPP
  * without a pool, -ENOSPC at the kernel's group limit. */
 int backend_thread_pool(Backend *b, pid_t tid, unsigned boost);
-/* Back into its process's group if it was in a pool group, and on the
- * uclamp backend its group's util_min; then forgotten. The pool groups
- * are then emptied of threads no session claims (threads and processes
- * a pooled thread created start in its group), and those left with no
- * claimed thread removed. */
+/* Forgotten, then given back what it had (the backend's
+ * thread_release()): its process's group if it was in a pool group, and
+ * the pool groups then emptied of threads no session claims (threads and
+ * processes a pooled thread created start in its group) and those left
+ * with no claimed thread removed; on the uclamp backend its group's
+ * util_min. */
 int backend_thread_release(Backend *b, pid_t tid);
 /* Its process was moved into group (which moved every thread): the
  * claimed threads' home, and back into their pool groups. */
 void backend_threads_moved(Backend *b, pid_t pid, const char *group);
-/* The pool groups that are there, emptied and removed: at start those a
- * crash left (each thread to the group the journal has its process in,
- * else root), at stop boostd's own. */
-void backend_threads_clear_pool(Backend *b);
 /* Whether a pool group with no claimed thread is still there because the
  * kernel refused its removal (EBUSY): a thread of it was still exiting
  * when its session closed (its client's bus connection goes before the
@@ -160,6 +181,35 @@ void backend_pool_retry(Backend *b);
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
  * no SchedTune (nothing to do). */
 int backend_schedtune_mount(Backend *b);
+
+/* The schedtune backend's seams, for tests; each setter makes its fields
+ * if need be (-ENOMEM). The cgroup work is chosen at start unless set:
+ * libcgroup on the host, plain files under a root prefix (see
+ * schedtune-io.h). Set before start to replace it, after to wrap what
+ * start chose; the getter gives NULL until then. */
+int backend_schedtune_set_cgroup_ops(Backend *b, const CgroupOps *ops);
+const CgroupOps *backend_schedtune_cgroup_ops(const Backend *b);
+/* Another cgroup v1 controller in place of schedtune, with a number file
+ * in place of schedtune.boost; both are kept, not copied (literals). */
+int backend_schedtune_set_controller(Backend *b, const char *controller, const char *boost_file);
+/* The hierarchy at path (copied), as if found there: start neither looks
+ * for it nor mounts it. */
+int backend_schedtune_set_path(Backend *b, const char *path);
+/* The hierarchy's path once found or mounted, NULL before. */
+const char *backend_schedtune_path(const Backend *b);
+/* Whether boostd mounted the hierarchy (rather than adopting one). */
+bool backend_schedtune_mounted(const Backend *b);
+
+/* One thread's util_min, the uclamp backend's seam for tests. */
+typedef int (*UclampSetUtilMin)(pid_t tid, unsigned util_min);
+/* The uclamp backend's settings, before backend_select() or after; each
+ * makes its fields if need be (-ENOMEM). The seam: sched_setattr() unless
+ * set (probe keeps one set before it). */
+int backend_uclamp_set_util_min_hook(Backend *b, UclampSetUtilMin fn);
+UclampSetUtilMin backend_uclamp_util_min_hook(const Backend *b);
+/* UclampGroup=: a cgroup v2 group boostd owns, resolved below root
+ * (copied), whose children per class get cpu.uclamp.min. */
+int backend_uclamp_set_group(Backend *b, const char *group);
 
 /* uclamp mapping of a boost percentage to util_min (0..1024). */
 unsigned uclamp_from_boost(unsigned boost);

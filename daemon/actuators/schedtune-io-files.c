@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The cgroup work as plain file I/O below Backend.path: the seam that lets
+/* The cgroup work as plain file I/O below Schedtune.path: the seam that lets
  * the unit and D-Bus tests run against a temporary tree (see
  * schedtune-io.h). */
 #include <dirent.h>
@@ -10,11 +10,13 @@
 #include <sys/stat.h>
 
 #include "backend.h"
+#include "schedtune-internal.h"
 #include "schedtune-io.h"
 #include "util.h"
 
 static char *group_file(const Backend *b, const char *group, const char *file) {
-        _cleanup_(freep) char *d = streq(group, "root") ? strdup(b->path) : path_join(b->path, group);
+        const char *path = SCHEDTUNE(b)->path;
+        _cleanup_(freep) char *d = streq(group, "root") ? strdup(path) : path_join(path, group);
 
         if (!d)
                 return NULL;
@@ -32,7 +34,7 @@ static int files_make_group(const Backend *b, const char *group) {
         (void) chmod(d, 0755);          /* as on cgroupfs: see the libcgroup side */
         /* What the kernel fills in on cgroupfs: no process, boost 0. */
         procs = path_join(d, "cgroup.procs");
-        boost = path_join(d, b->boost_file);
+        boost = path_join(d, SCHEDTUNE(b)->boost_file);
         if (!procs || !boost)
                 return -ENOMEM;
         r = write_string_atomic(procs, "");
@@ -157,8 +159,9 @@ static int files_append_id(const char *path, pid_t id) {
 /* Takes id out of every group's file (the top's too). The tree models
  * threads moved one by one in "tasks" files, which only list those. */
 static int files_remove_everywhere(const Backend *b, const char *file, pid_t id) {
+        const char *path = SCHEDTUNE(b)->path;
         _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_(freep) char *top = path_join(b->path, file);
+        _cleanup_(freep) char *top = path_join(path, file);
         struct dirent *de;
         int r;
 
@@ -167,7 +170,7 @@ static int files_remove_everywhere(const Backend *b, const char *file, pid_t id)
         r = files_remove_pid(top, id);
         if (r < 0)
                 return r;
-        d = opendir(b->path);
+        d = opendir(path);
         if (!d)
                 return -errno;
         while ((de = readdir(d))) {
@@ -175,7 +178,7 @@ static int files_remove_everywhere(const Backend *b, const char *file, pid_t id)
 
                 if (de->d_type != DT_DIR || de->d_name[0] == '.')
                         continue;
-                if (asprintf(&other, "%s/%s/%s", b->path, de->d_name, file) < 0)
+                if (asprintf(&other, "%s/%s/%s", path, de->d_name, file) < 0)
                         return -ENOMEM;
                 r = files_remove_pid(other, id);
                 if (r < 0)
@@ -270,7 +273,7 @@ static int files_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
         /* a thread moved alone is where its "tasks" line says */
         if (files_lists(b, "root", "tasks", pid) > 0)
                 return files_copy_name("root", buf, size);
-        d = opendir(b->path);
+        d = opendir(SCHEDTUNE(b)->path);
         if (!d)
                 return -errno;
         while ((de = readdir(d)))

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cgroup work through libcgroup, on the host (see schedtune-io.h).
- * libcgroup finds the hierarchy of Backend.controller in the mount table
- * read by cgroup_init(), makes groups, writes values and moves processes;
- * its ECG* codes are turned into negative errno here. */
+ * libcgroup finds the hierarchy of Schedtune.controller in the mount
+ * table read by cgroup_init(), makes groups, writes values and moves
+ * processes; its ECG* codes are turned into negative errno here. */
 #include <libcgroup.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "backend.h"
+#include "schedtune-internal.h"
 #include "schedtune-io.h"
 #include "log.h"
 #include "util.h"
@@ -79,7 +80,7 @@ static int libcg_new(const Backend *b, const char *group, struct cgroup **ret,
 
         if (!cg)
                 return -ENOMEM;
-        c = cgroup_add_controller(cg, b->controller);
+        c = cgroup_add_controller(cg, SCHEDTUNE(b)->controller);
         if (!c) {
                 cgroup_free(&cg);
                 return -ENOMEM;
@@ -90,6 +91,7 @@ static int libcg_new(const Backend *b, const char *group, struct cgroup **ret,
 }
 
 static int libcg_init(Backend *b) {
+        const char *controller = SCHEDTUNE(b)->controller;
         _cleanup_(freep) char *mp = NULL;
         int ecg;
 
@@ -97,11 +99,11 @@ static int libcg_init(Backend *b) {
          * mounted. */
         ecg = cgroup_init();
         if (ecg != 0)
-                return libcg_error(b, ecg, "init", b->controller);
-        ecg = cgroup_get_subsys_mount_point(b->controller, &mp);
+                return libcg_error(b, ecg, "init", controller);
+        ecg = cgroup_get_subsys_mount_point(controller, &mp);
         if (ecg != 0)
-                return ecg == ECGROUPNOTEXIST ? -ENODEV : libcg_error(b, ecg, "find", b->controller);
-        log_debug(b->log, "libcgroup: %s is mounted at %s.", b->controller, mp);
+                return ecg == ECGROUPNOTEXIST ? -ENODEV : libcg_error(b, ecg, "find", controller);
+        log_debug(b->log, "libcgroup: %s is mounted at %s.", controller, mp);
         return 0;
 }
 
@@ -114,7 +116,7 @@ static int libcg_read_value(const Backend *b, const char *group, const char *fil
 
         if (!name || asprintf(&path, "/%s", streq(group, "root") ? "" : group) < 0)
                 return -ENOMEM;
-        ecg = cgroup_read_value_begin(b->controller, path, name, &h, buf, sizeof(buf));
+        ecg = cgroup_read_value_begin(SCHEDTUNE(b)->controller, path, name, &h, buf, sizeof(buf));
         if (h)
                 (void) cgroup_read_value_end(&h);
         if (ecg != 0)
@@ -151,7 +153,7 @@ static int libcg_make_group(const Backend *b, const char *group) {
         unsigned v;
         int ecg, r;
 
-        r = libcg_read_value(b, group, b->boost_file, UINT_MAX, &v);
+        r = libcg_read_value(b, group, SCHEDTUNE(b)->boost_file, UINT_MAX, &v);
         if (r >= 0)
                 return 0;       /* there already */
         if (r != -ENOENT)
@@ -161,7 +163,7 @@ static int libcg_make_group(const Backend *b, const char *group) {
         if (r < 0)
                 return r;
         ecg = cgroup_create_cgroup(cg, /* ignore_ownership= */ 1);
-        dir = path_join(b->path, group);
+        dir = path_join(SCHEDTUNE(b)->path, group);
         if (!dir)
                 return -ENOMEM;
         /* mkdir() honours the unit's UMask=0077; the groups stay readable
@@ -186,7 +188,7 @@ static int libcg_make_group(const Backend *b, const char *group) {
 /* Not cgroup_delete_cgroup(): it moves the group's processes to the
  * parent, and a group boostd removes must keep those it did not place. */
 static int libcg_remove_group(const Backend *b, const char *group) {
-        _cleanup_(freep) char *dir = path_join(b->path, group);
+        _cleanup_(freep) char *dir = path_join(SCHEDTUNE(b)->path, group);
 
         if (!dir)
                 return -ENOMEM;
@@ -208,7 +210,8 @@ static int libcg_attach_thread(const Backend *b, const char *group, pid_t tid) {
 
 static int libcg_has_pid(const Backend *b, const char *group, pid_t pid) {
         _cleanup_(freep) pid_t *pids = NULL;
-        _cleanup_(freep) char *name = strdup(libcg_name(group)), *ctrl = strdup(b->controller);
+        _cleanup_(freep) char *name = strdup(libcg_name(group));
+        _cleanup_(freep) char *ctrl = strdup(SCHEDTUNE(b)->controller);
         int n = 0, ecg;
 
         if (!name || !ctrl)
@@ -228,7 +231,7 @@ static int libcg_group_of(const Backend *b, pid_t pid, char *buf, size_t size) {
         const char *name;
         int ecg;
 
-        ecg = cgroup_get_current_controller_path(pid, b->controller, &path);
+        ecg = cgroup_get_current_controller_path(pid, SCHEDTUNE(b)->controller, &path);
         if (ecg != 0)
                 return ecg == ECGOTHER && cgroup_get_last_errno() == ENOENT ? -ESRCH :
                        libcg_error(b, ecg, "look up the group of", "a process");

@@ -5,7 +5,7 @@
  *   libcgroup  on the host (root "/"): libcgroup resolves the hierarchy
  *              from the mount table and does the writes;
  *   files      under a root prefix (tests): plain file I/O below
- *              Backend.path.
+ *              Schedtune.path (schedtune-internal.h).
  *
  * Why two: libcgroup's cgroup_init() reads the hard-wired /proc/mounts
  * and /proc/cgroups and only accepts mounts of type cgroup/cgroup2, so it
@@ -20,7 +20,7 @@ typedef struct Backend Backend;
 
 typedef struct CgroupOps {
         const char *name;
-        /* Prepares the hierarchy at Backend.path (may be NULL). */
+        /* Prepares the hierarchy at Schedtune.path (may be NULL). */
         int (*init)(Backend *b);
         /* Makes group below the hierarchy: 1 if made, 0 if it was there. */
         int (*make_group)(const Backend *b, const char *group);

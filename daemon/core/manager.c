@@ -76,17 +76,33 @@ static int on_game(void *userdata, pid_t pid, bool registered) {
                             placer_game_unregister(&m->placer, pid, "");
 }
 
-int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered) {
-        int r = registered ? placer_game_register(&m->placer, pid, source) :
-                             placer_game_unregister(&m->placer, pid, source);
+int manager_agent_add(Manager *m, const char *name, uid_t uid, pid_t pid, Agent **ret) {
+        int r = agents_add(&m->agents, name, uid, pid, ret);
 
+        if (r < 0)
+                return r;
+        log_info(&m->log, "Session agent %s: UID %u, PID %d%s%s.", name, (unsigned) uid, (int) pid,
+                 (*ret)->session[0] ? ", session " : "", (*ret)->session);
+        return 0;
+}
+
+int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered) {
+        int r;
+
+        if (registered && placer_games_of(&m->placer, source) >= GAMES_PER_AGENT_MAX)
+                return -EUSERS;
+        r = registered ? placer_game_register(&m->placer, pid, source) :
+                         placer_game_unregister(&m->placer, pid, source);
         state_commit(m->state);
         return r;
 }
 
-void manager_agent_gone(Manager *m, const char *source) {
-        placer_games_clear(&m->placer, source);
+void manager_agent_gone(Manager *m, Agent *a) {
+        log_info(&m->log, "Session agent %s (UID %u) left: its %zu games end.", a->name,
+                 (unsigned) a->uid, placer_games_of(&m->placer, a->name));
+        placer_games_clear(&m->placer, a->name);
         state_commit(m->state);
+        agents_remove(&m->agents, a);
 }
 
 static void on_games_gone(void *userdata) {
@@ -196,6 +212,8 @@ Manager *manager_free(Manager *m) {
         seats_watch_free(m->seats);
         input_source_free(m->input);
         power_source_free(m->power);
+        while (m->agents.n > 0)
+                agents_remove(&m->agents, &m->agents.agents[0]);
         placer_done(&m->placer);
         work_sessions_done(&m->work);
         if (m->config)
@@ -232,8 +250,9 @@ int manager_start(Manager *m) {
         if (!m->backend)
                 return log_oom(&m->log);
         if (m->config->uclamp_group) {
-                m->backend->uclamp_group = path_join_root(m->root, m->config->uclamp_group);
-                if (!m->backend->uclamp_group)
+                _cleanup_(freep) char *p = path_join_root(m->root, m->config->uclamp_group);
+
+                if (!p || backend_uclamp_set_group(m->backend, p) < 0)
                         return log_oom(&m->log);
         }
         want = m->backend_override ?: m->config->backend;

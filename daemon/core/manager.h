@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "agents.h"
 #include "backend.h"
 #include "config.h"
 #include "events.h"
@@ -64,6 +65,7 @@ typedef struct Manager {
         Backend *backend;
         Groups groups;
         Placer placer;
+        Agents agents;                  /* boostd-session processes on the bus */
         Mode mode;
 
         Observer observer;              /* set by the bus layer */
@@ -110,10 +112,14 @@ int manager_classify_process(Manager *m, const ProcessId *id, const char *group)
 int manager_set_foreground_process(Manager *m, const ProcessId *id, uid_t confine_uid);
 /* Where a process is and what decided it (placer.h). */
 int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret);
-/* A game a session agent reported (source: its unique bus name), or
- * every game of an agent that left. */
+/* An agent (agents.h) first seen on the bus: -EUSERS over its limits. */
+int manager_agent_add(Manager *m, const char *name, uid_t uid, pid_t pid, Agent **ret);
+/* A game an agent reported (source: its unique bus name): -EUSERS at
+ * GAMES_PER_AGENT_MAX games of that agent. */
 int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered);
-void manager_agent_gone(Manager *m, const char *source);
+/* The agent left the bus (the bus layer let go of its userdata): its
+ * games end and it is forgotten. */
+void manager_agent_gone(Manager *m, Agent *a);
 int manager_hold(Manager *m, const char *group, unsigned boost, uint32_t timeout_ms,
                  const char *reason, const char *owner, uid_t uid, uint32_t *ret_cookie);
 int manager_release(Manager *m, uint32_t cookie, const char *owner);

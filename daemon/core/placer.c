@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The placer: who decides a process's class, and moving it there. */
+/* The placer: who decides a process's class, and moving it there. The
+ * foreground, the games and the launch boost are in placer-focus.c,
+ * forgetting processes that exit in placer-exit.c. */
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "event-util.h"
 #include "macro.h"
+#include "placer-internal.h"
 #include "placer.h"
 #include "rules.h"
 #include "util.h"
 
-/* How often a process whose leader exited is looked at again, and how
- * many are. */
-#define LINGER_CHECK_USEC (2 * USEC_PER_SEC)
-#define LINGERING_MAX 4096U
 /* How far up the parent chain a decision is looked for. */
 #define INHERIT_DEPTH_MAX 32U
 
@@ -75,7 +72,7 @@ static int placer_attach(Placer *p, const ProcessId *id, size_t g) {
  * whether it exited while it was being moved. want->start_time, if not
  * 0, is the process the caller meant (pinned when its call came in): a
  * PID that names another process now is -ESRCH. */
-static int placer_pin_process(Placer *p, const ProcessId *want, ProcessId *ret_id, int *ret_pidfd) {
+int placer_pin_process(Placer *p, const ProcessId *want, ProcessId *ret_id, int *ret_pidfd) {
         _cleanup_(closep) int fd = -1;
         int r;
 
@@ -113,9 +110,6 @@ static void placer_released(Placer *p, const ProcessId *id) {
                 return;
         p->released[p->n_released++ % ELEMENTSOF(p->released)] = *e;
 }
-
-static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins);
-static void placer_decision_changed(Placer *p, pid_t pid);
 
 /* The pinned process exited while it was moved. If its PID names another
  * process now, the write may have moved that one: it is forgotten as
@@ -182,7 +176,7 @@ int placer_classify(Placer *p, const ProcessId *id, size_t g) {
  * the tree watch last saw it is only a fallback for a process without a
  * v2 line: the watch does not hear a process leave (moved to another
  * unit, or exited and its PID reused), so its answer may be stale. */
-static char *placer_cgroup_of(Placer *p, pid_t pid) {
+char *placer_cgroup_of(Placer *p, pid_t pid) {
         const char *cg;
         char *ret = NULL;
 
@@ -190,45 +184,6 @@ static char *placer_cgroup_of(Placer *p, pid_t pid) {
                 return ret;
         cg = units_cgroup_of(p->units, pid);
         return cg ? strdup(cg) : NULL;
-}
-
-const Foreground *placer_foreground(Placer *p, const char *seat) {
-        for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (streq(p->foregrounds[i].seat, seat))
-                        return &p->foregrounds[i];
-        return NULL;
-}
-
-/* Whether pid is SetForeground()'s process of some seat. */
-static bool placer_is_foreground_pid(Placer *p, pid_t pid) {
-        /* every seat's: one may still name an exited process whose PID
-         * another seat's now has */
-        for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (p->foregrounds[i].id.pid == pid &&
-                    process_id_is_current(p->proc_root, &p->foregrounds[i].id) > 0)
-                        return true;
-        return false;
-}
-
-static bool placer_is_foreground(Placer *p, pid_t pid, const char *cgroup) {
-        for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (p->foregrounds[i].unit && cgroup_path_is_in(cgroup, p->foregrounds[i].unit))
-                        return true;
-        return placer_is_foreground_pid(p, pid);
-}
-
-static bool placer_has_foreground_pid(Placer *p) {
-        for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (p->foregrounds[i].id.pid > 0)
-                        return true;
-        return false;
-}
-
-bool placer_is_game(Placer *p, pid_t pid) {
-        for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].id.pid == pid)
-                        return process_id_is_current(p->proc_root, &p->games[i].id) > 0;
-        return false;
 }
 
 /* Whether pid's own decision is one its children inherit: Classify(),
@@ -371,8 +326,6 @@ static PlaceCheck placer_check(Placer *p, pid_t pid, size_t g, bool by_hand_wins
         return PLACE_MOVE;
 }
 
-/* Puts a process where it belongs. by_hand_wins: leave it if it was
- * moved by hand since boostd placed it (automatic placement). */
 static ssize_t placer_find_decider(const Placer *p, pid_t pid) {
         for (size_t i = 0; i < p->n_deciders; i++)
                 if (p->deciders[i] == pid)
@@ -397,7 +350,9 @@ static void placer_note_from(Placer *p, pid_t pid, pid_t from) {
         e->from = from;
 }
 
-static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins) {
+/* Puts a process where it belongs. by_hand_wins: leave it if it was
+ * moved by hand since boostd placed it (automatic placement). */
+int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_wins) {
         ClassifyReason reason;
         pid_t from;
         int g, r;
@@ -436,7 +391,7 @@ static int placer_place(Placer *p, pid_t pid, const char *cgroup, bool by_hand_w
 /* The decision of pid (Classify(), game, foreground) changed or ended:
  * the processes placed by inheriting it are placed again now, not at
  * their next exec. */
-static void placer_decision_changed(Placer *p, pid_t pid) {
+void placer_decision_changed(Placer *p, pid_t pid) {
         State *j = p->state;
         _cleanup_(freep) pid_t *heirs = NULL;
         ssize_t k = pid > 0 ? placer_find_decider(p, pid) : -1;
@@ -506,294 +461,6 @@ int placer_place_auto(Placer *p, pid_t pid, const char *cgroup) {
         return placer_place(p, pid, cgroup, true);
 }
 
-/* Places the processes of a unit (for the foreground). */
-static void placer_place_unit(Placer *p, const char *unit, pid_t skip) {
-        UnitPid *pids = NULL;
-        size_t n = 0;
-
-        if (!unit || units_unit_pids(p->units, unit, &pids, &n) < 0)
-                return;
-        for (size_t i = 0; i < n; i++)
-                if (pids[i].pid != skip)
-                        (void) placer_place(p, pids[i].pid, pids[i].cgroup, true);
-        unit_pids_free(pids, n);
-}
-
-/* The foreground of a seat changed from (old, old_unit) to what fg
- * holds now: the new one's processes go up, the old one's back to where
- * they belong (placer_place() looks at every seat's). */
-static void placer_foreground_changed(Placer *p, const Foreground *fg, const ProcessId *old, const char *old_unit,
-                                      pid_t placed) {
-        if (fg->unit && !streq_ptr(fg->unit, old_unit))
-                placer_place_unit(p, fg->unit, placed);
-        if (old_unit && !streq_ptr(old_unit, fg->unit))
-                placer_place_unit(p, old_unit, 0);
-        if (old->pid > 0 && old->pid != fg->id.pid && process_id_is_current(p->proc_root, old) > 0)
-                (void) placer_place(p, old->pid, NULL, true);
-        if (old->pid > 0 && old->pid != fg->id.pid)
-                placer_decision_changed(p, old->pid);
-}
-
-/* The state keeps each seat's SetForeground() process; the caller
- * commits. */
-static void placer_save_foregrounds(Placer *p) {
-        State *j = p->state;
-
-        j->n_foregrounds = 0;
-        for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (p->foregrounds[i].id.pid > 0) {
-                        StateForeground *e = &j->foregrounds[j->n_foregrounds++];
-
-                        e->id = p->foregrounds[i].id;
-                        e->with_unit = p->foregrounds[i].unit != NULL;
-                        strcpy(e->seat, p->foregrounds[i].seat);
-                }
-}
-
-/* The foreground of seat, made if there is none (NULL: no room). */
-static Foreground *placer_foreground_get(Placer *p, const char *seat) {
-        Foreground *fg = (Foreground *) placer_foreground(p, seat);
-
-        if (fg || p->n_foregrounds >= ELEMENTSOF(p->foregrounds))
-                return fg;
-        fg = &p->foregrounds[p->n_foregrounds++];
-        *fg = (Foreground) {};
-        strcpy(fg->seat, seat);
-        return fg;
-}
-
-/* Drops a seat's foreground that holds nothing any more. */
-static void placer_foreground_gc(Placer *p) {
-        for (size_t i = 0; i < p->n_foregrounds;)
-                if (p->foregrounds[i].id.pid <= 0 && !p->foregrounds[i].unit)
-                        p->foregrounds[i] = p->foregrounds[--p->n_foregrounds];
-                else
-                        i++;
-}
-
-/* The seat whose foreground pid's process is: that of its owner's
- * active session, else "" (seats.h); the owner goes to *ret_uid. */
-static void placer_seat_of(Placer *p, pid_t pid, char seat[static SEAT_NAME_MAX], uid_t *ret_uid) {
-        *ret_uid = (uid_t) -1;
-        if (proc_get_uid(p->proc_root, pid, ret_uid) < 0 || seat_of_uid(p->seats_dir, *ret_uid, seat) < 0)
-                seat[0] = '\0';
-}
-
-/* Whether cgroup lies in uid's own slice, user-UID.slice. */
-static bool cgroup_in_user_slice(const char *cgroup, uid_t uid) {
-        char slice[64];
-
-        snprintf(slice, sizeof(slice), "/user-%u.slice/", (unsigned) uid);
-        return cgroup && strncmp(cgroup, "/user.slice", 11) == 0 && strstr(cgroup, slice) == cgroup + 11;
-}
-
-/* A unit is the foreground of one seat at a time: it leaves any other. */
-static void placer_unit_leaves_others(Placer *p, const char *unit, const Foreground *keep) {
-        for (size_t i = 0; unit && i < p->n_foregrounds; i++)
-                if (&p->foregrounds[i] != keep && streq_ptr(p->foregrounds[i].unit, unit))
-                        p->foregrounds[i].unit = mfree(p->foregrounds[i].unit);
-}
-
-/* A process younger than LAUNCH_AGE_MS: its start time (clock ticks
- * since boot, /proc/PID/stat) against CLOCK_BOOTTIME. */
-static bool process_just_started(const ProcessId *id) {
-        struct timespec ts;
-        long hz = sysconf(_SC_CLK_TCK);
-        uint64_t now_ms, start_ms;
-
-        if (hz <= 0 || id->start_time == 0 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
-                return false;
-        now_ms = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-        start_ms = id->start_time * 1000 / (uint64_t) hz;
-        return now_ms >= start_ms && now_ms - start_ms < LAUNCH_AGE_MS;
-}
-
-static void placer_launch_end(Placer *p) {
-        if (p->launch_cookie == 0)
-                return;
-        /* -ENOENT: it expired by itself */
-        (void) groups_release(p->groups, p->launch_cookie, "launch");
-        p->launch_cookie = 0;
-        p->launch_id = (ProcessId) {};
-        p->launch_unit = mfree(p->launch_unit);
-}
-
-/* The foreground moved to id (of unit): a launch boost for another app
- * ends, and a process that just started gets one on the group it went
- * to. */
-static void placer_launch(Placer *p, const ProcessId *id, const char *unit) {
-        const LaunchConfig *c = &p->groups->config->launch;
-        PlacerReport rep;
-        Hold *h;
-        int r;
-
-        if (p->launch_cookie &&
-            ((p->launch_id.pid == id->pid && p->launch_id.start_time == id->start_time) ||
-             (unit && streq_ptr(p->launch_unit, unit))))
-                return;         /* the same app */
-        placer_launch_end(p);
-        if (c->boost == 0 || !p->auto_mode || !process_just_started(id))
-                return;
-        if (placer_explain(p, id->pid, &rep) < 0 || rep.class == 0)
-                return;
-        r = groups_hold(p->groups, p->groups->groups[rep.class].name, c->boost, c->duration_ms,
-                        "launch", "launch", 0, &h);
-        if (r < 0) {
-                log_warning_errno(p->log, r, "Cannot give PID %d its launch boost: %m", (int) id->pid);
-                return;
-        }
-        p->launch_cookie = h->cookie;
-        p->launch_id = *id;
-        p->launch_unit = unit ? strdup(unit) : NULL;
-        log_info(p->log, "Launch boost: %s at least %u for %u ms (PID %d).",
-                 p->groups->groups[rep.class].name, c->boost, c->duration_ms, (int) id->pid);
-}
-
-/* A unit that gained the focus is a new app if its oldest process is
- * younger than LAUNCH_AGE_MS (a unit has no birth time of its own: its
- * cgroup's inode times change with its files). */
-static void placer_launch_unit(Placer *p, const char *unit) {
-        ProcessId oldest = {};
-        UnitPid *pids = NULL;
-        size_t n = 0;
-
-        if (p->groups->config->launch.boost == 0 || !p->auto_mode ||
-            units_unit_pids(p->units, unit, &pids, &n) < 0)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                uint64_t st;
-
-                if (proc_get_start_time(p->proc_root, pids[i].pid, &st) >= 0 &&
-                    (oldest.pid == 0 || st < oldest.start_time))
-                        oldest = (ProcessId) { .pid = pids[i].pid, .start_time = st };
-        }
-        unit_pids_free(pids, n);
-        if (oldest.pid > 0)
-                placer_launch(p, &oldest, unit);
-}
-
-int placer_set_foreground(Placer *p, const ProcessId *want, uid_t confine_uid) {
-        _cleanup_(closep) int fd = -1;
-        _cleanup_(freep) char *cg = NULL, *old_unit = NULL, *unit = NULL;
-        char seat[SEAT_NAME_MAX];
-        Foreground *fg;
-        ProcessId id, old;
-        pid_t pid = want->pid;
-        uid_t owner;
-        int r;
-
-        r = placer_pin_process(p, want, &id, &fd);
-        if (r < 0)
-                return r;
-        cg = placer_cgroup_of(p, pid);
-        r = classify_app_unit(cg, &unit);
-        if (r < 0)
-                return r;
-        /* A user who may only name their own processes takes their unit
-         * along only inside their own slice: a user's cron job must not
-         * bring cron.service up. */
-        if (unit && confine_uid != (uid_t) -1 && !cgroup_in_user_slice(unit, confine_uid)) {
-                log_debug(p->log, "Foreground: PID %d only, %s is not in user-%u.slice.", (int) pid, unit,
-                          (unsigned) confine_uid);
-                unit = mfree(unit);
-        }
-        placer_seat_of(p, pid, seat, &owner);
-        fg = placer_foreground_get(p, seat);
-        if (!fg)
-                return -ENOSPC;
-        fg->uid = owner;
-
-        old = fg->id;
-        old_unit = TAKE_PTR(fg->unit);
-        fg->id = id;
-        fg->unit = TAKE_PTR(unit);
-        r = placer_place(p, pid, cg, false);
-        if (r < 0) {
-                free(fg->unit);
-                fg->unit = TAKE_PTR(old_unit);
-                fg->id = old;
-                placer_foreground_gc(p);
-                return r;
-        }
-        placer_unit_leaves_others(p, fg->unit, fg);
-        placer_foreground_changed(p, fg, &old, old_unit, pid);
-        log_info(p->log, "Foreground%s%s: PID %d%s%s.", seat[0] ? " of " : "", seat, (int) pid,
-                 fg->unit ? ", unit " : "", fg->unit ?: "");
-        placer_launch(p, &id, fg->unit);
-        placer_foreground_gc(p);
-        placer_save_foregrounds(p);
-        state_commit(p->state);
-        return 0;
-}
-
-int placer_set_foreground_unit(Placer *p, const char *seat, const char *unit) {
-        _cleanup_(freep) char *old_unit = NULL;
-        Foreground *fg;
-        ProcessId old;
-        char *u = NULL;
-
-        fg = unit ? placer_foreground_get(p, seat) : (Foreground *) placer_foreground(p, seat);
-        if (!fg)
-                return unit ? -ENOSPC : 0;
-        if (streq_ptr(unit, fg->unit) && (unit || fg->id.pid <= 0))
-                return 0;
-        if (unit) {
-                u = strdup(unit);
-                if (!u)
-                        return -ENOMEM;
-        }
-        old = fg->id;
-        old_unit = fg->unit;
-        fg->unit = u;
-        if (unit && seat_active_uid(p->seats_dir, seat, &fg->uid) < 0)
-                fg->uid = (uid_t) -1;
-        /* The focus moved to or from a unit: the process named by
-         * SetForeground() is no longer it. */
-        fg->id = (ProcessId) {};
-        if (!unit || !streq_ptr(unit, p->launch_unit))
-                placer_launch_end(p);
-        placer_unit_leaves_others(p, fg->unit, fg);
-        placer_foreground_changed(p, fg, &old, old_unit, 0);
-        log_info(p->log, "Foreground%s%s: %s.", seat[0] ? " of " : "", seat, unit ?: "none");
-        if (unit)
-                placer_launch_unit(p, unit);
-        placer_foreground_gc(p);
-        placer_save_foregrounds(p);
-        state_commit(p->state);
-        return 0;
-}
-
-void placer_seats_changed(Placer *p) {
-        for (size_t i = 0; i < p->n_foregrounds;) {
-                Foreground *fg = &p->foregrounds[i];
-                char seat[SEAT_NAME_MAX];
-                uid_t uid;
-
-                if (!fg->seat[0] || (seat_active_uid(p->seats_dir, fg->seat, &uid) >= 0 && uid == fg->uid)) {
-                        i++;
-                        continue;
-                }
-                /* its user's turn on the seat is over: ended (the slot
-                 * goes, the next one takes its place in the array) */
-                strcpy(seat, fg->seat);
-                log_info(p->log, "Seat %s has another user now.", seat);
-                (void) placer_set_foreground_unit(p, seat, NULL);
-                if (placer_foreground(p, seat))
-                        i++;    /* could not end it: not again */
-        }
-}
-
-void placer_unfocus_unit(Placer *p, const char *unit) {
-        for (size_t i = 0; i < p->n_foregrounds; i++)
-                if (streq_ptr(p->foregrounds[i].unit, unit)) {
-                        char seat[SEAT_NAME_MAX];
-
-                        strcpy(seat, p->foregrounds[i].seat);
-                        (void) placer_set_foreground_unit(p, seat, NULL);
-                        return;
-                }
-}
-
 void placer_restore(Placer *p) {
         State *j = p->state;
 
@@ -841,205 +508,6 @@ void placer_restore(Placer *p) {
                                     (int) e->id.pid);
         }
         placer_save_foregrounds(p);   /* manager_start() commits */
-}
-
-/* Drops the game entry i. */
-static void games_drop(Placer *p, size_t i) {
-        free(p->games[i].source);
-        memmove(&p->games[i], &p->games[i + 1], (p->n_games - i - 1) * sizeof(PlacerGame));
-        p->n_games--;
-}
-
-/* Drops pid's entries of source (NULL: of every source); true if one was
- * there. */
-static bool games_remove(Placer *p, pid_t pid, const char *source) {
-        bool found = false;
-
-        for (size_t i = 0; i < p->n_games;)
-                if (p->games[i].id.pid == pid && (!source || streq(p->games[i].source, source))) {
-                        games_drop(p, i);
-                        found = true;
-                } else
-                        i++;
-        return found;
-}
-
-static bool games_have(const Placer *p, pid_t pid) {
-        for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].id.pid == pid)
-                        return true;
-        return false;
-}
-
-/* Whether what is kept about the process named by id can go; *linger is
- * set when the process lives on after its leader exited. An error reading
- * /proc counts as gone, as every exit event did before. */
-static bool placer_process_gone(Placer *p, const ProcessId *id, bool *linger) {
-        bool leader_exited;
-        int r;
-
-        r = process_id_is_gone(p->proc_root, id, &leader_exited);
-        if (r == 0 && leader_exited)
-                *linger = true;
-        return r != 0;
-}
-
-/* Drops what is kept about PID if its process is gone; returns true if
- * something stays about a process whose leader exited. */
-static bool placer_drop_if_gone(Placer *p, pid_t pid) {
-        State *j = p->state;
-        bool linger = false, changed = false;
-        StatePid *e;
-
-        for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].id.pid == pid) {
-                        if (placer_process_gone(p, &p->games[i].id, &linger)) {
-                                (void) games_remove(p, pid, NULL);
-                                log_debug(p->log, "Game PID %d exited.", (int) pid);
-                        }
-                        break;
-                }
-        e = state_pid_find(j->placed, j->n_placed, pid);
-        if (e && placer_process_gone(p, &e->id, &linger)) {
-                state_placed_remove(j, pid);
-                changed = true;
-        }
-        e = state_pid_find(j->classified, j->n_classified, pid);
-        if (e && placer_process_gone(p, &e->id, &linger)) {
-                state_pid_remove(&j->classified, &j->n_classified, pid);
-                changed = true;
-        }
-        if (changed) {
-                j->dirty = true;
-                state_save_later(j);
-        }
-        return linger;
-}
-
-static int on_linger_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Placer *p = userdata;
-        size_t k = 0;
-
-        (void) s, (void) usec;
-        for (size_t i = 0; i < p->n_lingering; i++)
-                if (placer_drop_if_gone(p, p->lingering[i]))
-                        p->lingering[k++] = p->lingering[i];
-        p->n_lingering = k;
-        if (k > 0)
-                (void) event_timer_arm(p->event, &p->linger_timer, now_usec() + LINGER_CHECK_USEC,
-                                       on_linger_timer, p, "exit-recheck");
-        return 0;
-}
-
-/* A process whose leader exited while other threads live: its end makes
- * no event of its own (a thread's exit is not the process's), so it is
- * looked at again until it is gone. */
-static void placer_linger(Placer *p, pid_t pid) {
-        pid_t *l;
-
-        for (size_t i = 0; i < p->n_lingering; i++)
-                if (p->lingering[i] == pid)
-                        return;
-        if (p->n_lingering >= LINGERING_MAX || !p->event)
-                return;         /* kept until a restart, as without the check */
-        l = realloc(p->lingering, (p->n_lingering + 1) * sizeof(pid_t));
-        if (!l)
-                return;
-        p->lingering = l;
-        p->lingering[p->n_lingering++] = pid;
-        if (event_timer_armed(p->linger_timer))
-                return;
-        if (event_timer_arm(p->event, &p->linger_timer, now_usec() + LINGER_CHECK_USEC, on_linger_timer,
-                            p, "exit-recheck") < 0 && !p->linger_timer)
-                p->n_lingering--;
-}
-
-/* The exit event of a thread group's leader ends the process only if no
- * other thread lives. After pthread_exit() of the main thread the others
- * go on; when a thread other than the leader calls execve(), the leader
- * exits and that thread takes over its PID and start time; in an
- * exit_group() the leader's event may come before the other threads are
- * done. Classify(), GameMode's registration and the placed entry stay
- * until the process is gone. */
-void placer_forget(Placer *p, pid_t pid) {
-        if (placer_drop_if_gone(p, pid))
-                placer_linger(p, pid);
-        else
-                placer_decision_changed(p, pid);
-        /* Read again as new when the unit lists it: a reused PID is placed. */
-        units_forget(p->units, pid);
-}
-
-static const char *game_source_name(const char *source) {
-        return source[0] ? source : "the system bus";
-}
-
-int placer_game_register(Placer *p, pid_t pid, const char *source) {
-        ProcessId id = { .pid = pid };
-        PlacerGame *g;
-        char *src;
-        int r;
-
-        if (pid <= 0)
-                return -ESRCH;
-        r = proc_get_start_time(p->proc_root, pid, &id.start_time);
-        if (r < 0)
-                return r;
-        /* a reused PID: what was said of the old process goes */
-        for (size_t i = 0; i < p->n_games;)
-                if (p->games[i].id.pid == pid &&
-                    (p->games[i].id.start_time != id.start_time || streq(p->games[i].source, source)))
-                        games_drop(p, i);
-                else
-                        i++;
-        src = strdup(source);
-        if (!src)
-                return -ENOMEM;
-        g = realloc(p->games, (p->n_games + 1) * sizeof(PlacerGame));
-        if (!g) {
-                free(src);
-                return -ENOMEM;
-        }
-        p->games = g;
-        p->games[p->n_games++] = (PlacerGame) { .id = id, .source = src };
-        log_info(p->log, "GameMode: PID %d registered (from %s).", (int) pid, game_source_name(source));
-        return placer_place_auto(p, pid, NULL);
-}
-
-int placer_game_unregister(Placer *p, pid_t pid, const char *source) {
-        int r;
-
-        if (!games_remove(p, pid, source))
-                return 0;
-        log_info(p->log, "GameMode: PID %d unregistered (from %s).", (int) pid, game_source_name(source));
-        if (games_have(p, pid))
-                return 0;       /* another source still has it */
-        r = placer_place_auto(p, pid, NULL);
-        placer_decision_changed(p, pid);
-        return r;
-}
-
-void placer_games_clear(Placer *p, const char *source) {
-        for (size_t i = 0; i < p->n_games;)
-                if (streq(p->games[i].source, source))
-                        (void) placer_game_unregister(p, p->games[i].id.pid, source);
-                else
-                        i++;
-}
-
-bool placer_game_has(const Placer *p, pid_t pid, const char *source) {
-        for (size_t i = 0; i < p->n_games; i++)
-                if (p->games[i].id.pid == pid && streq(p->games[i].source, source))
-                        return true;
-        return false;
-}
-
-size_t placer_games_of(const Placer *p, const char *source) {
-        size_t n = 0;
-
-        for (size_t i = 0; i < p->n_games; i++)
-                n += streq(p->games[i].source, source);
-        return n;
 }
 
 void placer_place_all(Placer *p) {

@@ -47,7 +47,6 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "classify.h"
@@ -55,70 +54,20 @@
 #include "events.h"
 #include "log.h"
 #include "rules.h"
-#include "seats.h"
+#include "units-internal.h"
 #include "units.h"
 #include "util.h"
 
-#define ROUNDS_MAX 10
 #define DEPTH_MAX 64U                   /* a loop of bind mounts, not a cgroup tree */
 #define USER_WATCHES_MAX 512U
 #define WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
 #define WARN_BURST 5U
-#define FOCUS_BURST 10U                 /* focus changes a second */
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | \
                     IN_ONLYDIR | IN_DONT_FOLLOW)
 #define WAIT_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
-#define XATTR_INACTIVE "user.xdg.inactive-since"
-
-typedef struct WatchDir {
-        int wd;
-        char *path;             /* below the top: "" for the top, else "/a.slice/b.service" */
-        bool unit;              /* a unit or below one: its processes are placed */
-        bool app_scope;         /* an app's own .scope: its xattr is followed */
-        int inactive;           /* user.xdg.inactive-since: -1 unknown, 0 absent, 1 set */
-        pid_t *pids;            /* what its cgroup.procs listed last, sorted */
-        size_t n_pids;
-        uid_t user;             /* below user@UID.service: UID, else -1 */
-} WatchDir;
-
-typedef struct UserWatches {
-        uid_t uid;
-        unsigned n;
-        uint64_t focus_begin;   /* this user's focus changes: the rate */
-        unsigned focus_n;       /* limit is theirs, no one else's */
-} UserWatches;
-
-struct Units {
-        SourceContext ctx;
-        bool following;                 /* auto mode: processes are placed */
-        char *top;
-        int fd;
-        sd_event_source *io;
-        WatchDir **dirs;
-        size_t n_dirs;
-        int wait_wd;            /* on an ancestor while the top is missing */
-        bool gone;              /* the tree vanished (logged once) */
-        bool limit_hit;         /* out of inotify watches (logged once) */
-        bool limit_hit_now;     /* ... in the read of the whole tree running */
-        UserWatches *users;     /* watches per user manager */
-        size_t n_users;
-        uint64_t warn_begin;    /* rate limit of warnings */
-        unsigned warn_n;
-};
-
-/* The seat on which uid has the active session (seats.h), under the
- * test's root prefix. */
-static int units_seat_of(Units *w, uid_t uid, char seat[static SEAT_NAME_MAX]) {
-        _cleanup_(freep) char *dir = NULL;
-
-        dir = seats_dir(w->ctx.root);
-        if (!dir)
-                return -ENOMEM;
-        return seat_of_uid(dir, uid, seat);
-}
 
 /* At most WARN_BURST warnings per WARN_INTERVAL_USEC. */
-static bool units_may_warn(Units *w) {
+bool units_may_warn(Units *w) {
         uint64_t now = now_usec();
 
         if (w->warn_begin == 0 || now - w->warn_begin > WARN_INTERVAL_USEC) {
@@ -128,7 +77,7 @@ static bool units_may_warn(Units *w) {
         return w->warn_n++ < WARN_BURST;
 }
 
-static UserWatches *units_user(Units *w, uid_t uid, bool create) {
+UserWatches *units_user(Units *w, uid_t uid, bool create) {
         UserWatches *u;
 
         for (size_t i = 0; i < w->n_users; i++)
@@ -183,17 +132,7 @@ static unsigned path_depth(const char *path) {
         return n;
 }
 
-static int pid_cmp(const void *a, const void *b) {
-        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
-
-        return x < y ? -1 : x > y;
-}
-
-static bool pids_have(const pid_t *pids, size_t n, pid_t pid) {
-        return n > 0 && bsearch(&pid, pids, n, sizeof(pid_t), pid_cmp);
-}
-
-static char *watch_full_path(const Units *w, const char *path) {
+char *watch_full_path(const Units *w, const char *path) {
         char *p;
 
         return asprintf(&p, "%s%s", w->top, path) < 0 ? NULL : p;
@@ -233,109 +172,6 @@ static void watch_remove_tree(Units *w, const char *path) {
                         watch_remove_at(w, i, true);
                 else
                         i++;
-}
-
-static void watch_check_inactive(Units *w, WatchDir *d) {
-        _cleanup_(freep) char *full = watch_full_path(w, d->path);
-        char seat[SEAT_NAME_MAX] = "";
-        int prev = d->inactive, now;
-
-        if (!full)
-                return;
-        if (getxattr(full, XATTR_INACTIVE, NULL, 0) >= 0)
-                now = 1;
-        else if (errno == ENODATA)
-                now = 0;
-        else
-                return;         /* no xattrs here */
-        /* Not followed in manual mode: what is kept is what was last
-         * acted on, so that back in auto mode a change made meanwhile is
-         * acted on (units_rescan()). */
-        if (!w->following && prev >= 0)
-                return;
-        d->inactive = now;
-        if (prev < 0 || prev == now)
-                return;
-        if (now == 0) {
-                UserWatches *u = d->user != (uid_t) -1 ? units_user(w, d->user, true) : NULL;
-                uint64_t t = now_usec();
-
-                if (!u)
-                        return;         /* only scopes of user managers count */
-                /* first the rate limit, the user's own: the seat check
-                 * reads files, and one user's changes must not use up
-                 * another's */
-                if (u->focus_begin == 0 || t - u->focus_begin > USEC_PER_SEC) {
-                        u->focus_begin = t;
-                        u->focus_n = 0;
-                }
-                if (u->focus_n++ >= FOCUS_BURST) {
-                        if (units_may_warn(w))
-                                log_warning(w->ctx.log, "Focus of %s ignored: more than %u focus changes a second.",
-                                            d->path, FOCUS_BURST);
-                        return;
-                }
-                if (d->user == (uid_t) -1 || units_seat_of(w, d->user, seat) < 0) {
-                        log_debug(w->ctx.log, "Focus of %s ignored: its user has no active session on a seat.",
-                                  d->path);
-                        return;
-                }
-        }
-        w->ctx.sink->focus(w->ctx.sink->userdata, d->path, now == 0 ? seat : NULL);
-}
-
-/* Reads a unit's cgroup.procs and places its new PIDs (all of them with
- * all), again until no new one shows up. */
-static void watch_read_procs(Units *w, WatchDir *d, bool all) {
-        _cleanup_(freep) char *procs = NULL;
-        _cleanup_(freep) pid_t *seen = NULL;
-        size_t n_seen = 0;
-
-        if (!d->unit || !w->following)
-                return;
-        if (asprintf(&procs, "%s%s/cgroup.procs", w->top, d->path) < 0)
-                return;
-        if (!all && d->n_pids > 0) {
-                seen = malloc(d->n_pids * sizeof(pid_t));
-                if (!seen)
-                        return;
-                memcpy(seen, d->pids, d->n_pids * sizeof(pid_t));
-                n_seen = d->n_pids;
-        }
-
-        for (unsigned round = 0; round < ROUNDS_MAX; round++) {
-                pid_t *now = NULL, *grown;
-                size_t n_now = 0, n_new = 0;
-
-                if (read_pid_list(procs, &now, &n_now) < 0)
-                        break;          /* gone meanwhile */
-                if (n_now > 0)  /* an empty list is NULL, which qsort() must not get */
-                        qsort(now, n_now, sizeof(pid_t), pid_cmp);
-                grown = realloc(seen, (n_seen + n_now + 1) * sizeof(pid_t));
-                if (!grown) {
-                        free(now);
-                        break;
-                }
-                seen = grown;
-                for (size_t i = 0; i < n_now; i++) {
-                        int r;
-
-                        if (pids_have(seen, n_seen, now[i]))
-                                continue;
-                        r = w->ctx.sink->place(w->ctx.sink->userdata, now[i], d->path);
-                        if (r < 0 && r != -ESRCH)
-                                log_debug_errno(w->ctx.log, r, "Failed to place PID %d of %s: %m",
-                                                (int) now[i], d->path);
-                        seen[n_seen + n_new++] = now[i];
-                }
-                free(d->pids);
-                d->pids = now;
-                d->n_pids = n_now;
-                if (n_new == 0)
-                        break;
-                n_seen += n_new;
-                qsort(seen, n_seen, sizeof(pid_t), pid_cmp);
-        }
 }
 
 /* Watches a directory; returns it (or the one already watched there). */
@@ -684,96 +520,6 @@ void units_rescan(Units *w) {
                 if (w->dirs[i]->app_scope)
                         watch_check_inactive(w, w->dirs[i]);
         watch_rescan_all(w);
-}
-
-const char *units_cgroup_of(const Units *w, pid_t pid) {
-        for (size_t i = 0; w && i < w->n_dirs; i++)
-                if (pids_have(w->dirs[i]->pids, w->dirs[i]->n_pids, pid))
-                        return w->dirs[i]->path;
-        return NULL;
-}
-
-void units_forget(Units *w, pid_t pid) {
-        for (size_t i = 0; w && i < w->n_dirs; i++) {
-                WatchDir *d = w->dirs[i];
-                pid_t *p = d->n_pids > 0 ? bsearch(&pid, d->pids, d->n_pids, sizeof(pid_t), pid_cmp) : NULL;
-
-                if (p) {
-                        memmove(p, p + 1, (size_t) (d->pids + d->n_pids - p - 1) * sizeof(pid_t));
-                        d->n_pids--;
-                }
-        }
-}
-
-void unit_pids_free(UnitPid *p, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(p[i].cgroup);
-        free(p);
-}
-
-static int unit_pids_collect(const Units *w, const char *path, unsigned depth,
-                             UnitPid **list, size_t *n) {
-        _cleanup_(freep) char *full = watch_full_path(w, path), *procs = NULL;
-        _cleanup_(freep) pid_t *pids = NULL;
-        _cleanup_(closedirp) DIR *dir = NULL;
-        struct dirent *de;
-        size_t np = 0;
-        int r;
-
-        if (!full || asprintf(&procs, "%s/cgroup.procs", full) < 0)
-                return -ENOMEM;
-        r = read_pid_list(procs, &pids, &np);
-        if (r < 0)
-                return r;
-        if (np > 0) {
-                UnitPid *l = realloc(*list, (*n + np) * sizeof(UnitPid));
-
-                if (!l)
-                        return -ENOMEM;
-                *list = l;
-                for (size_t i = 0; i < np; i++) {
-                        l[*n].pid = pids[i];
-                        l[*n].cgroup = strdup(path);
-                        if (!l[*n].cgroup)
-                                return -ENOMEM;
-                        (*n)++;
-                }
-        }
-        if (depth > 64)
-                return 0;
-        dir = opendir(full);
-        while (dir && (de = readdir(dir))) {
-                _cleanup_(freep) char *sub = NULL;
-
-                /* units and slices below are apps of their own */
-                if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-                    fnmatch("*.service", de->d_name, 0) == 0 || fnmatch("*.scope", de->d_name, 0) == 0 ||
-                    fnmatch("*.slice", de->d_name, 0) == 0)
-                        continue;
-                if (asprintf(&sub, "%s/%s", path, de->d_name) < 0)
-                        return -ENOMEM;
-                r = unit_pids_collect(w, sub, depth + 1, list, n);
-                if (r < 0 && r != -ENOENT)
-                        return r;
-        }
-        return 0;
-}
-
-int units_unit_pids(const Units *w, const char *unit, UnitPid **ret, size_t *ret_n) {
-        UnitPid *list = NULL;
-        size_t n = 0;
-        int r;
-
-        if (!w)
-                return -ENODEV;
-        r = unit_pids_collect(w, unit, 0, &list, &n);
-        if (r < 0) {
-                unit_pids_free(list, n);
-                return r;
-        }
-        *ret = list;
-        *ret_n = n;
-        return 0;
 }
 
 size_t units_n_dirs(const Units *w) {

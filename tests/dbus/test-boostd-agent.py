@@ -288,6 +288,25 @@ class AgentTest(harness.BoostdTest):
             x.close()
         eventually(lambda: len(self.props.Get(IFACE, 'Agents')) == 0, msg='agents gone with their clients')
 
+    def test_too_many_games(self):
+        # one agent registers at most 64 games; the 65th is refused by
+        # name, the 64 stay placed, and they end with the agent
+        games = [self.spawn_sleep() for _ in range(65)]
+        c = dbus.bus.BusConnection(self.addr)
+        boost = dbus.Interface(c.get_object(NAME, PATH), IFACE)
+        for g in games[:64]:
+            boost.RegisterGame(dbus.UInt32(g))
+        with self.assertRaises(dbus.exceptions.DBusException) as cm:
+            boost.RegisterGame(dbus.UInt32(games[64]))
+        self.assertEqual(cm.exception.get_dbus_name(), ERR + 'TooManyGames')
+        self.assertIn('At most 64 games per agent', str(cm.exception))
+        placed = self.procs_file('performance')
+        self.assertEqual(sorted(g for g in games if g in placed), sorted(games[:64]))
+        self.assertEqual(int(self.props.Get(IFACE, 'Agents')[0][4]), 64)
+        c.close()
+        eventually(lambda: not any(g in self.procs_file('performance') for g in games),
+                   msg='games back when their agent left')
+
 
 if __name__ == '__main__':
     harness.main(__doc__)

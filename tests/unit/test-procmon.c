@@ -387,9 +387,9 @@ static void test_seam_flood_yields(void **state) {
         flood_fixture = f;
         flood_pid = spawn_ticker();
         flood_handled = flood_handled_when_other_ran = 0;
-        flood_ops = *f->m->backend->cgroup;
+        flood_ops = *backend_schedtune_cgroup_ops(f->m->backend);
         flood_ops.group_of = flood_group_of;
-        f->m->backend->cgroup = &flood_ops;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &flood_ops), 0);
 
         send_event(f, "exec", flood_pid);
         for (int i = 0; i < 10000 && flood_handled < FLOOD_EVENTS; i++)
@@ -398,7 +398,7 @@ static void test_seam_flood_yields(void **state) {
         assert_true(in_performance(f, flood_pid));
         assert_true(flood_handled_when_other_ran > 0);
         assert_true(flood_handled_when_other_ran < 200);
-        f->m->backend->cgroup = &cgroup_ops_files;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &cgroup_ops_files), 0);
         flood_other_source = sd_event_source_unref(flood_other_source);
         kill_sleeper(flood_pid);
 }
@@ -434,9 +434,9 @@ static void test_seam_flood_saves_in_time(void **state) {
         turns_pids[0] = spawn_ticker();
         turns_pids[1] = spawn_ticker();
         turns_stop = false;
-        turns_ops = *f->m->backend->cgroup;
+        turns_ops = *backend_schedtune_cgroup_ops(f->m->backend);
         turns_ops.attach = turns_attach;
-        f->m->backend->cgroup = &turns_ops;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &turns_ops), 0);
         snprintf(p, sizeof(p), "%s/run/boostd", f->root);
         fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         assert_true(fd >= 0);
@@ -457,7 +457,7 @@ static void test_seam_flood_saves_in_time(void **state) {
         close(fd);
         assert_true(saves >= 1);
         assert_true(saves <= 3);
-        f->m->backend->cgroup = &cgroup_ops_files;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &cgroup_ops_files), 0);
         kill_sleeper(turns_pids[0]);
         kill_sleeper(turns_pids[1]);
 }

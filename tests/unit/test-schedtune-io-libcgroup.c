@@ -41,9 +41,8 @@ static int setup(void **state) {
         f->backend = backend_new("/", mount_dir, "/proc", f->state, false, &quiet);
         assert_non_null(f->backend);
         f->backend->vt = &backend_schedtune;
-        f->backend->controller = CONTROLLER;
-        f->backend->boost_file = VALUE_FILE;
-        f->backend->path = strdup(mount_dir);
+        assert_int_equal(backend_schedtune_set_controller(f->backend, CONTROLLER, VALUE_FILE), 0);
+        assert_int_equal(backend_schedtune_set_path(f->backend, mount_dir), 0);
         *state = f;
         return 0;
 }
@@ -162,11 +161,11 @@ static void test_start_apply_attach_restore(void **state) {
 
         assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
         assert_int_equal(b->vt->start(b, groups, N_GROUPS), 0);
-        assert_ptr_equal(b->cgroup, &cgroup_ops_libcgroup);
+        assert_ptr_equal(backend_schedtune_cgroup_ops(b), &cgroup_ops_libcgroup);
         assert_true(state_get_group(f->state, groups[1], false)->created);
         assert_true(state_get_group(f->state, groups[2], false)->created);
         /* a second start adopts them */
-        assert_int_equal(b->cgroup->make_group(b, groups[1]), 0);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->make_group(b, groups[1]), 0);
 
         assert_int_equal(b->vt->apply(b, groups[1], 25), 0);
         assert_int_equal(value_of(groups[1]), 25);
@@ -176,8 +175,8 @@ static void test_start_apply_attach_restore(void **state) {
         /* both threads move at once, through cgroup.procs */
         assert_int_equal(b->vt->attach(b, groups[2], &id), 0);
         assert_int_equal(threads_in(pid, "/boostd-unit-fg"), 2);
-        assert_int_equal(b->cgroup->has_pid(b, groups[2], pid), 1);
-        assert_int_equal(b->cgroup->has_pid(b, groups[1], pid), 0);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->has_pid(b, groups[2], pid), 1);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->has_pid(b, groups[1], pid), 0);
 
         /* someone changes bg by hand: restore leaves it */
         {
@@ -215,7 +214,7 @@ static void test_release(void **state) {
         assert_int_equal(threads_in(placed, "/"), 2);
         assert_true(group_exists(groups[2]));
         assert_int_equal(value_of(groups[2]), 0);
-        assert_int_equal(b->cgroup->has_pid(b, groups[2], other), 1);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->has_pid(b, groups[2], other), 1);
         /* the state still knows the group boostd made: tried again */
         assert_non_null(state_get_group(f->state, groups[2], false));
         write_file(mount_dir, "cgroup.procs", "%d\n", (int) other);
@@ -241,12 +240,12 @@ static void test_precise_errors(void **state) {
         snprintf(p, sizeof(p), "%s/%s", mount_dir, groups[2]);
         assert_int_equal(rmdir(p), 0);
         assert_int_equal(b->vt->apply(b, groups[2], 10), -ENOENT);
-        assert_int_equal(b->cgroup->read_value(b, groups[2], VALUE_FILE, 100, &v), -ENOENT);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->read_value(b, groups[2], VALUE_FILE, 100, &v), -ENOENT);
         /* a path through a file: the system's ENOTDIR, not a generic code */
-        assert_int_equal(b->cgroup->make_group(b, "boostd-unit-bg/" VALUE_FILE "/x"), -ENOTDIR);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->make_group(b, "boostd-unit-bg/" VALUE_FILE "/x"), -ENOTDIR);
         /* a controller that is not mounted */
-        b->controller = "boostd-no-such-controller";
-        assert_int_equal(b->cgroup->init(b), -ENODEV);
+        assert_int_equal(backend_schedtune_set_controller(b, "boostd-no-such-controller", VALUE_FILE), 0);
+        assert_int_equal(backend_schedtune_cgroup_ops(b)->init(b), -ENODEV);
 }
 
 int main(void) {

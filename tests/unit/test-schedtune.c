@@ -85,7 +85,7 @@ static void test_start_adopts_and_records(void **state) {
         assert_int_equal(backend_select(f->backend, "auto"), 0);
         assert_string_equal(backend_name(f->backend), "schedtune");
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
-        assert_false(f->backend->mounted);
+        assert_false(backend_schedtune_mounted(f->backend));
         assert_int_equal(f->state->n_groups, N_GROUPS);
         assert_int_equal(state_get_group(f->state, "root", false)->found, 5);
         assert_int_equal(state_get_group(f->state, "performance", false)->found, 12);
@@ -100,6 +100,25 @@ static void test_start_adopts_and_records(void **state) {
         assert_non_null(strstr(buf, "group performance 12 -1 0"));
 }
 
+/* The manager gives UclampGroup= before it knows which backend it gets:
+ * when schedtune wins, the uclamp fields are dropped, not taken for its
+ * own. */
+static void test_fields_of_another_backend(void **state) {
+        Fixture *f = *state;
+
+        assert_int_equal(backend_uclamp_set_group(f->backend, "/sys/fs/cgroup/boostd"), 0);
+        assert_int_equal(backend_select(f->backend, "auto"), 0);
+        assert_string_equal(backend_name(f->backend), "schedtune");
+        assert_null(backend_schedtune_path(f->backend));
+        assert_null(backend_schedtune_cgroup_ops(f->backend));
+        assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
+        assert_ptr_equal(backend_schedtune_cgroup_ops(f->backend), &cgroup_ops_files);
+        assert_non_null(backend_schedtune_path(f->backend));
+        assert_null(backend_uclamp_util_min_hook(f->backend));
+        assert_int_equal(f->backend->vt->apply(f->backend, "interactive", 25), 0);
+        assert_int_equal(read_int(f->root, "dev/stune/interactive/schedtune.boost"), 25);
+}
+
 /* Plays the kernel: mkdir on cgroupfs makes the group's files. */
 static int fake_make_group(const Backend *b, const char *group) {
         char p[4096];
@@ -107,9 +126,9 @@ static int fake_make_group(const Backend *b, const char *group) {
 
         if (r <= 0)
                 return r;
-        snprintf(p, sizeof(p), "%s/%s/schedtune.boost", b->path, group);
+        snprintf(p, sizeof(p), "%s/%s/schedtune.boost", backend_schedtune_path(b), group);
         write_file("", p + 1, "0\n");
-        snprintf(p, sizeof(p), "%s/%s/cgroup.procs", b->path, group);
+        snprintf(p, sizeof(p), "%s/%s/cgroup.procs", backend_schedtune_path(b), group);
         empty_file("", p + 1);
         return r;
 }
@@ -136,7 +155,7 @@ static void test_start_creates_groups(void **state) {
         const char *const more[] = { "root", "games" };
         CgroupOps ops = ops_with(fake_make_group);
 
-        f->backend->cgroup = &ops;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->backend, &ops), 0);
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), 0);
         assert_true(state_get_group(f->state, "games", false)->created);
         /* a second start finds it there: not made, not marked created again */
@@ -151,9 +170,9 @@ static void test_start_group_limit(void **state) {
         const char *const more[] = { "root", "games" };
         CgroupOps full = ops_with(fake_make_group_full), nested = ops_with(fake_make_group_nested);
 
-        f->backend->cgroup = &full;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->backend, &full), 0);
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), -ENOSPC);
-        f->backend->cgroup = &nested;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->backend, &nested), 0);
         assert_int_equal(f->backend->vt->start(f->backend, more, 2), -EINVAL);
 }
 
@@ -208,7 +227,7 @@ static void test_attach_moves_once_and_only_when_needed(void **state) {
         assert_int_equal(proc_get_start_time("/proc", a, &ia.start_time), 0);
         assert_int_equal(proc_get_start_time("/proc", b, &ib.start_time), 0);
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
-        f->backend->cgroup = &ops;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->backend, &ops), 0);
 
         assert_int_equal(f->backend->vt->group_of(f->backend, a, g, sizeof(g)), 0);
         assert_string_equal(g, "root");
@@ -343,7 +362,7 @@ static void test_mount_refuses_a_full_directory(void **state) {
         assert_int_equal(system(p), 0);
         write_file(f->root, "dev/stune/precious", "data\n");
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), -ENOTEMPTY);
-        assert_null(f->backend->path);
+        assert_null(backend_schedtune_path(f->backend));
         assert_string_equal(read_file(f->root, "dev/stune/precious", buf, sizeof(buf)), "data");
 }
 
@@ -363,7 +382,7 @@ static void test_mount_refuses_a_mount_point(void **state) {
                 skip();         /* not allowed to mount here */
         assert_int_equal(dir_is_empty_unmounted(q), -EBUSY);
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), -EBUSY);
-        assert_null(f->backend->path);
+        assert_null(backend_schedtune_path(f->backend));
         assert_int_equal(umount2(q, MNT_DETACH), 0);
 }
 
@@ -377,13 +396,14 @@ static void test_mount_needed_but_impossible(void **state) {
         snprintf(p, sizeof(p), "%s/dev/stune/schedtune.boost", f->root);
         assert_int_equal(unlink(p), 0);
         assert_true(f->backend->vt->start(f->backend, groups, N_GROUPS) < 0);
-        assert_null(f->backend->path);
+        assert_null(backend_schedtune_path(f->backend));
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_start_adopts_and_records, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fields_of_another_backend, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_start_creates_groups, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_start_group_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_apply_and_attach, setup, teardown),

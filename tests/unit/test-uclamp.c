@@ -51,7 +51,7 @@ static void test_probe_and_clamp(void **state) {
         snprintf(run, sizeof(run), "%s/run/boostd", root);
         j = state_new(run);
         b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
-        b->set_util_min = fake_set_util_min;
+        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
         n_calls = 0;
 
         b->vt = &backend_uclamp;
@@ -59,7 +59,7 @@ static void test_probe_and_clamp(void **state) {
         mkdirs(root, "proc/sys/kernel");
         write_file(root, "proc/sys/kernel/sched_util_clamp_min", "1024\n");
         assert_int_equal(backend_select(b, "uclamp"), 0);
-        assert_ptr_equal(b->set_util_min, fake_set_util_min);
+        assert_ptr_equal(backend_uclamp_util_min_hook(b), fake_set_util_min);
 
         assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
         assert_int_equal(b->vt->start(b, groups, 2), 0);
@@ -99,7 +99,7 @@ static void test_session_thread_left_alone(void **state) {
         snprintf(run, sizeof(run), "%s/run/boostd", root);
         j = state_new(run);
         b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
-        b->set_util_min = fake_set_util_min;
+        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
         b->vt = &backend_uclamp;
         assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
         assert_int_equal(b->vt->start(b, groups, 2), 0);
@@ -198,9 +198,9 @@ static int v2_setup(void **state) {
         snprintf(v->run, sizeof(v->run), "%s/run/boostd", v->root);
         v->j = state_new(v->run);
         v->b = backend_new(v->root, "/dev/stune", "/proc", v->j, false, &quiet);
-        v->b->set_util_min = fake_set_util_min;
+        assert_int_equal(backend_uclamp_set_util_min_hook(v->b, fake_set_util_min), 0);
         snprintf(p, sizeof(p), "%s/" V2_DIR, v->root);
-        v->b->uclamp_group = strdup(p);
+        assert_int_equal(backend_uclamp_set_group(v->b, p), 0);
         assert_int_equal(backend_select(v->b, "uclamp"), 0);
         *state = v;
         return 0;

@@ -251,9 +251,9 @@ static void test_forks_during_the_move(void **state) {
         start(f, true);
         forking_fixture = f;
         forking_next = 1;
-        forking_ops = *f->m->backend->cgroup;
+        forking_ops = *backend_schedtune_cgroup_ops(f->m->backend);
         forking_ops.attach = forking_attach;
-        f->m->backend->cgroup = &forking_ops;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &forking_ops), 0);
 
         /* auto mode reads the tree at once: no event loop runs here */
         assert_int_equal(manager_set_mode(f->m, MODE_AUTO), 0);
@@ -261,7 +261,7 @@ static void test_forks_during_the_move(void **state) {
                 if (!in_group(f, "background", f->pids[i]))
                         fail_msg("PID #%d was not placed in the first 10 rounds", i);
         assert_false(in_group(f, "background", f->pids[10]));
-        f->m->backend->cgroup = &cgroup_ops_files;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &cgroup_ops_files), 0);
         /* the rest comes with the event of the write */
         assert_true(run_until_in(f, "background", f->pids[10]));
 }
@@ -1089,9 +1089,9 @@ static void test_flood_yields(void **state) {
         start(f, false);
         flood_fixture = f;
         flood_units = flood_units_when_other_ran = 0;
-        flood_ops = *f->m->backend->cgroup;
+        flood_ops = *backend_schedtune_cgroup_ops(f->m->backend);
         flood_ops.group_of = flood_group_of;
-        f->m->backend->cgroup = &flood_ops;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &flood_ops), 0);
 
         flood_unit(f, 0);
         for (int i = 0; i < 10000 && flood_units < FLOOD_UNITS; i++)
@@ -1099,7 +1099,7 @@ static void test_flood_yields(void **state) {
         assert_true(flood_units >= FLOOD_UNITS);
         assert_true(flood_units_when_other_ran > 0);
         assert_true(flood_units_when_other_ran < 100);
-        f->m->backend->cgroup = &cgroup_ops_files;
+        assert_int_equal(backend_schedtune_set_cgroup_ops(f->m->backend, &cgroup_ops_files), 0);
         flood_other_source = sd_event_source_unref(flood_other_source);
 }
 
