@@ -73,6 +73,7 @@ KERNEL = {
     'response-base': '6.1 without the series',
     'response-series': 'series',
     'response-prerl': 'series before its rate-limit patch (1-6)',
+    'response-preuc': 'series before its uclamp.min patch (1-10)',
 }
 BINS = ['<100us', '100-200us', '200-500us', '0.5-1ms', '1-5ms', '5-10ms', '>=10ms',
         'none before the next wakeup']
