@@ -189,7 +189,7 @@ static int schedtune_start(Backend *b, const char *const *groups, size_t n) {
                           created ? "created" : "found", cur);
         }
 
-        /* Work sessions end with boostd: a pool group still there is a
+        /* Hint sessions end with boostd: a pool group still there is a
          * crash's. */
         schedtune_pool_clear(b);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Threads of work sessions, as the backends see them (backend.h): the
+/* Threads of hint sessions, as the backends see them (backend.h): the
  * claims, kept here for every backend; what a backend does with a thread
  * goes through its vtable (the schedtune backend's pool groups are in
  * schedtune-pool.c). */

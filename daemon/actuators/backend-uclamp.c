@@ -232,7 +232,7 @@ static int uclamp_set_process(Backend *b, const Uclamp *u, pid_t pid, unsigned b
                 if (parse_uint(de->d_name, INT32_MAX, &tid) < 0)
                         continue;
                 if (backend_thread_claimed(b, (pid_t) tid))
-                        continue;       /* a work session's */
+                        continue;       /* a hint session's */
                 k = u->set_util_min((pid_t) tid, uclamp_from_boost(boost));
                 if (k < 0 && k != -ESRCH && r == 0)
                         r = k;
@@ -338,7 +338,7 @@ static int uclamp_restore(Backend *b) {
         return r;
 }
 
-/* A work session's thread, left alone while claimed, gets the util_min
+/* A hint session's thread, left alone while claimed, gets the util_min
  * of its process's group now, not the one it had before. */
 static int uclamp_thread_release(Backend *b, BackendThread *t) {
         const Uclamp *u = backend_data(b, &backend_uclamp);

@@ -18,7 +18,7 @@ typedef enum ProbeResult {
 
 typedef struct Backend Backend;
 
-/* A thread a work session claimed (backend-threads.c). */
+/* A thread a hint session claimed (backend-threads.c). */
 typedef struct BackendThread {
         pid_t tid;
         pid_t tgid;                     /* its process */
@@ -51,7 +51,7 @@ typedef struct BackendVTable {
          * backend cannot tell. */
         int (*group_of)(Backend *b, pid_t pid, char *buf, size_t size);
 
-        /* Threads of work sessions (backend-threads.c); each slot NULL
+        /* Threads of hint sessions (backend-threads.c); each slot NULL
          * where the backend does nothing for them. */
         /* Whether a thread can be moved alone into a pool group now (the
          * schedtune backend, once started); NULL: no pool. */
@@ -60,7 +60,7 @@ typedef struct BackendVTable {
          * back into its process's group) and records it in t->pool; only
          * where has_pool() says yes. */
         int (*thread_pool)(Backend *b, BackendThread *t, unsigned boost);
-        /* Thread t left its last work session and is forgotten already (t
+        /* Thread t left its last hint session and is forgotten already (t
          * is the caller's copy): what it had goes back to it, i.e. its
          * process's group out of a pool group, or its group's util_min. */
         int (*thread_release)(Backend *b, BackendThread *t);
@@ -88,7 +88,7 @@ struct Backend {
          * UclampGroup=); data_vt says whose they are. */
         void *data;
         const BackendVTable *data_vt;
-        /* threads of work sessions (backend-threads.c) */
+        /* threads of hint sessions (backend-threads.c) */
         BackendThread *threads;
         size_t n_threads;
         /* a pool group with no claimed thread could not be removed yet
@@ -131,7 +131,7 @@ int backend_restore(Backend *b);
  * backend's release(). */
 int backend_release(Backend *b, const char *group);
 
-/* Threads of work sessions. A claimed thread is left alone when its
+/* Threads of hint sessions. A claimed thread is left alone when its
  * process is placed: the uclamp backend does not set its util_min, and
  * the schedtune backend, whose write to cgroup.procs moves every thread
  * of a process, moves it back into its pool group at once.

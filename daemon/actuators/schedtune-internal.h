@@ -31,7 +31,7 @@ static inline const Schedtune *SCHEDTUNE(const Backend *b) {
         return backend_data(b, &backend_schedtune);
 }
 
-/* schedtune-pool.c: the pool groups of work sessions' threads (the slots
+/* schedtune-pool.c: the pool groups of hint sessions' threads (the slots
  * of BackendVTable of the same names). */
 bool schedtune_has_pool(const Backend *b);
 int schedtune_thread_pool(Backend *b, BackendThread *t, unsigned boost);

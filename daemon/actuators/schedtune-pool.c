@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The schedtune backend's pool: the groups "session.20" to "session.100"
- * into which work sessions' threads move alone (backend.h says why),
+ * into which hint sessions' threads move alone (backend.h says why),
  * through the backend's cgroup work. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -201,7 +201,7 @@ int cmd_mode_print(sd_bus *bus) {
         return r;
 }
 
-/* The work sessions naming thread tid, with their output: what sets its
+/* The hint sessions naming thread tid, with their output: what sets its
  * uclamp.min (or without uclamp, the pool group it is in), beside the
  * group that gives its boost. Best effort: a
  * session closing meanwhile is left out. */

@@ -27,7 +27,7 @@ static void help(void) {
                "  mode [auto|manual]             Print or set the mode\n"
                "  reload                         Reload the configuration\n"
                "  monitor                        Print changes as they happen\n"
-               "  sessions                       List the work sessions\n\n"
+               "  sessions                       List the hint sessions\n\n"
                "Exit status: 0 ok, 1 failure, 2 usage, 3 boostd unreachable,\n"
                "4 access denied, 5 request rejected; hold: the command's status.\n");
 }

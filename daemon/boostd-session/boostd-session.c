@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* boostd-session: the agent in a user's session. boostd serves the system
  * bus; what knows about games and focus lives in the session: GameMode's
- * gamemoded serves the session bus, and a compositor's scripts reach the
- * session bus most easily. The agent
+ * gamemoded serves the user's bus, and a compositor's scripts reach the
+ * user's bus most easily. The agent
  *
- *   - follows GameMode on the session bus (gamemode.c, as boostd follows
+ *   - follows GameMode on the user's bus (gamemode.c, as boostd follows
  *     a GameMode service on the system bus: GameRegistered,
  *     GameUnregistered, ListGames() when it appears) and forwards each
  *     game to boostd with RegisterGame()/UnregisterGame(); boostd places
  *     it as GameMode's row of its decisions says, with the user's own
  *     authorization (org.boostd.classify), and drops the agent's games
  *     when the agent leaves the bus;
- *   - serves org.boostd.SessionAgent1 on the session bus, whose
+ *   - serves org.boostd.SessionAgent1 on the user's bus, whose
  *     SetForeground(u pid) is boostd's SetForeground, so that a
  *     compositor script reports focus with one call;
  *   - registers with boostd (RegisterAgent(): boostctl status lists it),
@@ -41,7 +41,7 @@
 typedef struct Agent {
         LogContext log;
         sd_event *event;
-        sd_bus *user;                   /* the session bus */
+        sd_bus *user;                   /* the user's bus */
         sd_bus *system;
         EventSink sink;                 /* what GameMode's watch reports to */
         GameModeWatch *gamemode;
@@ -143,7 +143,7 @@ static int on_set_foreground_reply(sd_bus_message *reply, void *userdata, sd_bus
         return r;
 }
 
-/* SetForeground(u pid) on the session bus: boostd's, as the user. */
+/* SetForeground(u pid) on the user's bus: boostd's, as the user. */
 static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Agent *a = userdata;
         uint32_t pid;
@@ -204,7 +204,7 @@ static int agent_start(Agent *a) {
                 return log_error_errno(&a->log, r, "Cannot connect to the system bus: %m");
         r = sd_bus_open_user(&a->user);
         if (r < 0)
-                return log_error_errno(&a->log, r, "Cannot connect to the session bus: %m");
+                return log_error_errno(&a->log, r, "Cannot connect to the user's bus: %m");
         r = sd_bus_attach_event(a->system, a->event, SD_EVENT_PRIORITY_NORMAL);
         if (r >= 0)
                 r = sd_bus_attach_event(a->user, a->event, SD_EVENT_PRIORITY_NORMAL);
@@ -238,14 +238,14 @@ static int agent_start(Agent *a) {
         ctx = (SourceContext) { .event = a->event, .bus = a->user, .log = &a->log, .root = "/", .sink = &a->sink };
         r = gamemode_watch_new(&ctx, &a->gamemode);
         if (r < 0)
-                return log_error_errno(&a->log, r, "Cannot follow GameMode on the session bus: %m");
+                return log_error_errno(&a->log, r, "Cannot follow GameMode on the user's bus: %m");
         return 0;
 }
 
 static void help(void) {
         printf("boostd-session [--log-level=LEVEL]\n\n"
                "The agent in a user's session: forwards GameMode's games to boostd and serves\n"
-               "org.boostd.SessionAgent1.SetForeground(u pid) on the session bus.\n\n"
+               "org.boostd.SessionAgent1.SetForeground(u pid) on the user's bus.\n\n"
                "  -h --help              Show this help\n"
                "     --version           Show the version\n"
                "     --log-level=LEVEL   debug, info, notice, warning, err (default info)\n");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* org.boostd.Boost1 on /org/boostd/Boost1: its methods and properties
  * translated to the manager's calls, and its vtable. The agents' methods
- * (bus-agent.c) and CreateSession and Sessions (bus-hint-session.c) are
+ * (bus-agent.c) and CreateSession and HintTable (bus-hint-session.c) are
  * in the same interface, served from their own files. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -17,14 +17,14 @@ static int bus_session_path(uint32_t id, char **ret) {
 }
 
 /* The session a Session1 object path names, or NULL. */
-static Session *bus_session_of_path(Manager *m, const char *path) {
+static HintSession *bus_session_of_path(Manager *m, const char *path) {
         const size_t l = strlen(BOOST_SESSION_PREFIX "/");
         unsigned id;
 
         if (!path || strncmp(path, BOOST_SESSION_PREFIX "/", l) != 0 ||
             parse_uint(path + l, UINT32_MAX, &id) < 0 || id == 0)
                 return NULL;
-        return sessions_find(&m->work.sessions, (uint32_t) id);
+        return hint_table_find(&m->hints.table, (uint32_t) id);
 }
 
 /* A session lasts while its client is on the bus: each has a track of
@@ -35,11 +35,11 @@ static int on_session_owner_gone(sd_bus_track *t, void *userdata) {
         Manager *m = userdata;
         _cleanup_(freep) char *owner = NULL;
 
-        for (size_t i = 0; i < m->work.sessions.n && !owner; i++)
-                if (m->work.sessions.sessions[i]->userdata == t)
-                        owner = strdup(m->work.sessions.sessions[i]->owner);
+        for (size_t i = 0; i < m->hints.table.n && !owner; i++)
+                if (m->hints.table.sessions[i]->userdata == t)
+                        owner = strdup(m->hints.table.sessions[i]->owner);
         if (owner)
-                (void) work_sessions_close_owner(&m->work, owner);
+                (void) hint_sessions_close_owner(&m->hints, owner);
         return 0;
 }
 
@@ -52,9 +52,9 @@ static int bus_read_tids(sd_bus_message *msg, pid_t *tids, size_t *n, sd_bus_err
         if (r < 0)
                 return r;
         *n = size / sizeof(uint32_t);
-        if (*n == 0 || *n > SESSION_THREADS_MAX)
+        if (*n == 0 || *n > HINT_THREADS_MAX)
                 return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
-                                 "A session has 1 to %u threads", SESSION_THREADS_MAX);
+                                 "A session has 1 to %u threads", HINT_THREADS_MAX);
         for (size_t i = 0; i < *n; i++) {
                 if (v[i] == 0 || v[i] > INT32_MAX)
                         return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS, "No thread %u", v[i]);
@@ -66,7 +66,7 @@ static int bus_read_tids(sd_bus_message *msg, pid_t *tids, size_t *n, sd_bus_err
 static int bus_target_error(uint64_t target, sd_bus_error *error) {
         return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
                          "Target %" PRIu64 " ns is out of range %llu..%llu", target,
-                         SESSION_TARGET_MIN_NS, SESSION_TARGET_MAX_NS);
+                         HINT_TARGET_MIN_NS, HINT_TARGET_MAX_NS);
 }
 
 static int bus_threads_error(int r, sd_bus_error *error) {
@@ -89,7 +89,7 @@ static int bus_threads_error(int r, sd_bus_error *error) {
 static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_error *error) {
         _cleanup_(freep) char *path = NULL;
         const char *owner = sd_bus_message_get_sender(msg);
-        pid_t tids[SESSION_THREADS_MAX], pid;
+        pid_t tids[HINT_THREADS_MAX], pid;
         sd_bus_track *t = NULL;
         uint64_t target;
         uint32_t id;
@@ -110,12 +110,12 @@ static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_erro
          * one that exited while polkit answered, its TID now another
          * process's, is not the caller's own (NoSuchProcess), even if that
          * process is of the same user. */
-        r = work_sessions_create(&m->work, owner, uid, pid, any,
+        r = hint_sessions_create(&m->hints, owner, uid, pid, any,
                                  tids, n, target, &id);
         if (r == -EUSERS)
                 return bus_error(error, r, BOOST_ERROR_TOO_MANY_SESSIONS,
                                  "At most %u sessions per client, %u per user and %u in all",
-                                 SESSIONS_PER_OWNER_MAX, SESSIONS_PER_UID_MAX, SESSIONS_MAX);
+                                 HINT_SESSIONS_PER_OWNER_MAX, HINT_SESSIONS_PER_UID_MAX, HINT_SESSIONS_MAX);
         if (r < 0)
                 return bus_threads_error(r, error);
         r = sd_bus_track_new(m->bus, &t, on_session_owner_gone, m);
@@ -125,13 +125,13 @@ static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_erro
                 r = bus_session_path(id, &path);
         if (r < 0) {
                 sd_bus_track_unref(t);
-                (void) work_sessions_close(&m->work, id, NULL);
+                (void) hint_sessions_close(&m->hints, id, NULL);
                 return bus_error(error, r, BOOST_ERROR_NO_SUCH_PROCESS, "Cannot track the caller: %s",
                                  strerror(-r));
         }
-        sessions_find(&m->work.sessions, id)->userdata = t;
+        hint_table_find(&m->hints.table, id)->userdata = t;
         bus_emit_changed(m, "Sessions");
-        log_info(&m->log, "Work session %u of %s (PID %d, UID %u): %zu threads, target %" PRIu64 " ns",
+        log_info(&m->log, "Hint session %u of %s (PID %d, UID %u): %zu threads, target %" PRIu64 " ns",
                  id, owner, (int) pid, (unsigned) uid, n, target);
         return sd_bus_reply_method_return(msg, "o", path);
 }
@@ -146,7 +146,7 @@ static int perform_create_session_any(sd_bus_message *msg, void *userdata, sd_bu
 
 int bus_method_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        pid_t tids[SESSION_THREADS_MAX], pid;
+        pid_t tids[HINT_THREADS_MAX], pid;
         uint64_t target;
         uid_t uid;
         size_t n;
@@ -158,21 +158,21 @@ int bus_method_create_session(sd_bus_message *msg, void *userdata, sd_bus_error 
         r = sd_bus_message_read(msg, "t", &target);
         if (r < 0)
                 return r;
-        if (target < SESSION_TARGET_MIN_NS || target > SESSION_TARGET_MAX_NS)
+        if (target < HINT_TARGET_MIN_NS || target > HINT_TARGET_MAX_NS)
                 return bus_target_error(target, error);
         /* threads of the caller's own process, or (session-any) of any
          * process of the caller's user */
         r = bus_caller_pid_uid(msg, &pid, &uid);
         if (r < 0)
                 return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        if (work_sessions_threads_of(&m->work, pid, tids, n))
+        if (hint_sessions_threads_of(&m->hints, pid, tids, n))
                 return bus_authorize(m, msg, "org.boostd.session", perform_create_session_own, error);
         return bus_authorize(m, msg, "org.boostd.session-any", perform_create_session_any, error);
 }
 
 /* The session of a Session1 call, if the caller owns it. */
-static int bus_own_session(Manager *m, sd_bus_message *msg, Session **ret, sd_bus_error *error) {
-        Session *x = bus_session_of_path(m, sd_bus_message_get_path(msg));
+static int bus_own_session(Manager *m, sd_bus_message *msg, HintSession **ret, sd_bus_error *error) {
+        HintSession *x = bus_session_of_path(m, sd_bus_message_get_path(msg));
 
         if (!x)
                 return bus_error(error, -ENOENT, BOOST_ERROR_NO_SUCH_SESSION, "No such session");
@@ -186,9 +186,9 @@ static int bus_own_session(Manager *m, sd_bus_message *msg, Session **ret, sd_bu
 /* ReportActualWorkDurations(a(tt) durations): (timestamp_ns, actual_ns) */
 static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        SessionWork work[SESSION_REPORT_MAX];
+        HintWork work[HINT_REPORT_MAX];
         size_t n = 0;
-        Session *x;
+        HintSession *x;
         int r;
 
         r = bus_own_session(m, msg, &x, error);
@@ -205,23 +205,23 @@ static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                         return r;
                 if (r == 0)
                         break;
-                if (n == SESSION_REPORT_MAX)
+                if (n == HINT_REPORT_MAX)
                         return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
-                                         "At most %u durations in one report", SESSION_REPORT_MAX);
-                work[n++] = (SessionWork) { .timestamp_ns = ts, .actual_ns = actual };
+                                         "At most %u durations in one report", HINT_REPORT_MAX);
+                work[n++] = (HintWork) { .timestamp_ns = ts, .actual_ns = actual };
         }
         r = sd_bus_message_exit_container(msg);
         if (r < 0)
                 return r;
-        r = work_sessions_report(&m->work, x->id, x->owner, work, n);
+        r = hint_sessions_report(&m->hints, x->id, x->owner, work, n);
         if (r == -EBUSY)
                 return bus_error(error, r, BOOST_ERROR_RATE_LIMITED,
                                  "At most %u reports at once and one per %llu ms after: batch them",
-                                 SESSION_REPORT_BURST, SESSION_REPORT_INTERVAL_NS / 1000000ULL);
+                                 HINT_REPORT_BURST, HINT_REPORT_INTERVAL_NS / 1000000ULL);
         if (r == -EINVAL)
                 return bus_error(error, r, BOOST_ERROR_INVALID_ARGS,
                                  "A report has 1 to %u durations, each above 0 and at most %llu ns",
-                                 SESSION_REPORT_MAX, SESSION_TARGET_MAX_NS * 20);
+                                 HINT_REPORT_MAX, HINT_TARGET_MAX_NS * 20);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
         return sd_bus_reply_method_return(msg, "");
@@ -231,7 +231,7 @@ static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 static int method_update_target(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         uint64_t target;
-        Session *x;
+        HintSession *x;
         int r;
 
         r = bus_own_session(m, msg, &x, error);
@@ -240,7 +240,7 @@ static int method_update_target(sd_bus_message *msg, void *userdata, sd_bus_erro
         r = sd_bus_message_read(msg, "t", &target);
         if (r < 0)
                 return r;
-        r = work_sessions_set_target(&m->work, x->id, x->owner, target);
+        r = hint_sessions_set_target(&m->hints, x->id, x->owner, target);
         if (r == -EINVAL)
                 return bus_target_error(target, error);
         if (r < 0)
@@ -253,8 +253,8 @@ static int method_update_target(sd_bus_message *msg, void *userdata, sd_bus_erro
 /* SetThreads(at tids) */
 static int method_set_threads(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        pid_t tids[SESSION_THREADS_MAX];
-        Session *x;
+        pid_t tids[HINT_THREADS_MAX];
+        HintSession *x;
         size_t n;
         int r;
 
@@ -264,7 +264,7 @@ static int method_set_threads(sd_bus_message *msg, void *userdata, sd_bus_error 
         r = bus_read_tids(msg, tids, &n, error);
         if (r < 0)
                 return r;
-        r = work_sessions_set_threads(&m->work, x->id, x->owner, tids, n);
+        r = hint_sessions_set_threads(&m->hints, x->id, x->owner, tids, n);
         if (r < 0)
                 return bus_threads_error(r, error);
         (void) sd_bus_emit_properties_changed(m->bus, sd_bus_message_get_path(msg), BOOST_SESSION_IFACE,
@@ -275,9 +275,9 @@ static int method_set_threads(sd_bus_message *msg, void *userdata, sd_bus_error 
 /* SendHint(s hint): load-up, load-down, load-reset */
 static int method_send_hint(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        SessionHint hint;
+        HintKind hint;
         const char *s;
-        Session *x;
+        HintSession *x;
         int r;
 
         r = bus_own_session(m, msg, &x, error);
@@ -286,10 +286,10 @@ static int method_send_hint(sd_bus_message *msg, void *userdata, sd_bus_error *e
         r = sd_bus_message_read(msg, "s", &s);
         if (r < 0)
                 return r;
-        if (session_hint_from_string(s, &hint) < 0)
+        if (hint_kind_from_string(s, &hint) < 0)
                 return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
                                  "Hint '%.32s': expected load-up, load-down or load-reset", s);
-        r = work_sessions_hint(&m->work, x->id, x->owner, hint);
+        r = hint_sessions_hint(&m->hints, x->id, x->owner, hint);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
         return sd_bus_reply_method_return(msg, "");
@@ -298,14 +298,14 @@ static int method_send_hint(sd_bus_message *msg, void *userdata, sd_bus_error *e
 /* Close() */
 static int method_close(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        Session *x;
+        HintSession *x;
         int r;
 
         r = bus_own_session(m, msg, &x, error);
         if (r < 0)
                 return r;
-        log_info(&m->log, "Work session %u closed by its client.", x->id);
-        (void) work_sessions_close(&m->work, x->id, x->owner);
+        log_info(&m->log, "Hint session %u closed by its client.", x->id);
+        (void) hint_sessions_close(&m->hints, x->id, x->owner);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -313,7 +313,7 @@ static int property_get_session(sd_bus *bus, const char *path, const char *inter
                                 const char *property, sd_bus_message *reply, void *userdata,
                                 sd_bus_error *error) {
         Manager *m = userdata;
-        Session *x = bus_session_of_path(m, path);
+        HintSession *x = bus_session_of_path(m, path);
         int r;
 
         (void) bus, (void) interface;
@@ -322,13 +322,13 @@ static int property_get_session(sd_bus *bus, const char *path, const char *inter
         if (streq(property, "Target"))
                 return sd_bus_message_append(reply, "t", x->ctl.target_ns);
         if (streq(property, "Boost"))
-                return sd_bus_message_append(reply, "u", (uint32_t) work_sessions_output(&m->work, x));
+                return sd_bus_message_append(reply, "u", (uint32_t) hint_sessions_output(&m->hints, x));
         if (streq(property, "Stale"))
-                return sd_bus_message_append(reply, "b", session_pid_is_stale(&x->ctl, now_usec() * 1000));
+                return sd_bus_message_append(reply, "b", hint_controller_is_stale(&x->ctl, now_usec() * 1000));
         if (streq(property, "Group")) {
                 char g[CLASS_NAME_MAX];
 
-                work_sessions_group(&m->work, x, g, sizeof(g));
+                hint_sessions_group(&m->hints, x, g, sizeof(g));
                 return sd_bus_message_append(reply, "s", g);
         }
         r = sd_bus_message_open_container(reply, 'a', "u");
@@ -349,13 +349,13 @@ static int session_find(sd_bus *bus, const char *path, const char *interface, vo
 static int session_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret,
                              sd_bus_error *error) {
         Manager *m = userdata;
-        char **paths = calloc(m->work.sessions.n + 1, sizeof(char *));
+        char **paths = calloc(m->hints.table.n + 1, sizeof(char *));
 
         (void) bus, (void) prefix, (void) error;
         if (!paths)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->work.sessions.n; i++)
-                if (bus_session_path(m->work.sessions.sessions[i]->id, &paths[i]) < 0) {
+        for (size_t i = 0; i < m->hints.table.n; i++)
+                if (bus_session_path(m->hints.table.sessions[i]->id, &paths[i]) < 0) {
                         for (size_t j = 0; j < i; j++)
                                 free(paths[j]);
                         free(paths);
@@ -393,20 +393,20 @@ int bus_property_get_sessions(sd_bus *bus, const char *path, const char *interfa
 
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
         r = sd_bus_message_open_container(reply, 'a', "(ouuuu)");
-        for (size_t i = 0; r >= 0 && i < m->work.sessions.n; i++) {
-                Session *x = m->work.sessions.sessions[i];
+        for (size_t i = 0; r >= 0 && i < m->hints.table.n; i++) {
+                HintSession *x = m->hints.table.sessions[i];
                 _cleanup_(freep) char *p = NULL;
 
                 r = bus_session_path(x->id, &p);
                 if (r >= 0)
                         r = sd_bus_message_append(reply, "(ouuuu)", p, (uint32_t) x->pid,
                                                   (uint32_t) x->uid, (uint32_t) x->n_tids,
-                                                  (uint32_t) work_sessions_output(&m->work, x));
+                                                  (uint32_t) hint_sessions_output(&m->hints, x));
         }
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
-static void on_session_output(void *userdata, const Session *x) {
+static void on_session_output(void *userdata, const HintSession *x) {
         Manager *m = userdata;
         _cleanup_(freep) char *p = NULL;
 
@@ -414,11 +414,11 @@ static void on_session_output(void *userdata, const Session *x) {
                 (void) sd_bus_emit_properties_changed(m->bus, p, BOOST_SESSION_IFACE, "Boost", "Group", NULL);
 }
 
-static void on_session_closed(void *userdata, uint32_t id, void *session_userdata) {
+static void on_session_closed(void *userdata, uint32_t id, void *hint_userdata) {
         Manager *m = userdata;
 
         (void) id;
-        sd_bus_track_unref(session_userdata);
+        sd_bus_track_unref(hint_userdata);
         bus_emit_changed(m, "Sessions");
 }
 
@@ -432,16 +432,16 @@ int bus_hint_sessions_attach(Manager *m) {
                 r = sd_bus_add_node_enumerator(m->bus, NULL, BOOST_SESSION_PREFIX, session_enumerate, m);
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to add the sessions' objects: %m");
-        m->work.userdata = m;
-        m->work.output_changed = on_session_output;
-        m->work.closed = on_session_closed;
+        m->hints.userdata = m;
+        m->hints.output_changed = on_session_output;
+        m->hints.closed = on_session_closed;
         return 0;
 }
 
 void bus_hint_sessions_detach(Manager *m) {
-        for (size_t i = 0; i < m->work.sessions.n; i++)
-                m->work.sessions.sessions[i]->userdata =
-                        sd_bus_track_unref(m->work.sessions.sessions[i]->userdata);
-        m->work.output_changed = NULL;
-        m->work.closed = NULL;
+        for (size_t i = 0; i < m->hints.table.n; i++)
+                m->hints.table.sessions[i]->userdata =
+                        sd_bus_track_unref(m->hints.table.sessions[i]->userdata);
+        m->hints.output_changed = NULL;
+        m->hints.closed = NULL;
 }

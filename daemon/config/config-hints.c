@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The [Sessions] section: the work-session controller's gains and bounds. */
+/* The [Sessions] section: the hint-session controller's gains and bounds. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -46,8 +46,8 @@ static int parse_int_range(const char *key, const char *value, int min, int max,
         return 0;
 }
 
-int sessions_config_init(SessionsConfig *c) {
-        *c = (SessionsConfig) {
+int hint_config_init(HintConfig *c) {
+        *c = (HintConfig) {
                 .p_over = 5.0,
                 .p_under = 3.0,
                 .i_gain = 0.001,
@@ -63,17 +63,17 @@ int sessions_config_init(SessionsConfig *c) {
         return 0;
 }
 
-void sessions_config_done(SessionsConfig *c) {
+void hint_config_done(HintConfig *c) {
         free(c->bounds_file);
-        *c = (SessionsConfig) {};
+        *c = (HintConfig) {};
 }
 
-static int set_bound(SessionsConfig *c, const char *key, const char *value,
+static int set_bound(HintConfig *c, const char *key, const char *value,
                      const char *file, unsigned line, unsigned *where, char **ret_msg) {
         char *f;
         int r;
 
-        r = config_parse_range(key, value, 0, SESSIONS_OUTPUT_MAX, where, ret_msg);
+        r = config_parse_range(key, value, 0, HINT_OUTPUT_MAX, where, ret_msg);
         if (r < 0)
                 return r;
         f = strdup(file);
@@ -85,9 +85,9 @@ static int set_bound(SessionsConfig *c, const char *key, const char *value,
         return 0;
 }
 
-int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *value,
+int hint_config_parse_key(HintConfig *c, const char *key, const char *value,
                               const char *file, unsigned line, char **ret_msg) {
-        SessionsConfig n = *c;
+        HintConfig n = *c;
         int r;
 
         /* Parsed into a copy, so that a bad value changes nothing. */
@@ -99,23 +99,23 @@ int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *va
         else if (streq(key, "Integral"))
                 r = parse_gain(key, value, 0, 1, &n.i_gain, ret_msg);
         else if (streq(key, "IntegralHigh"))
-                r = parse_int_range(key, value, 0, (int) SESSIONS_OUTPUT_MAX, &n.i_high, ret_msg);
+                r = parse_int_range(key, value, 0, (int) HINT_OUTPUT_MAX, &n.i_high, ret_msg);
         else if (streq(key, "IntegralLow"))
-                r = parse_int_range(key, value, -(int) SESSIONS_OUTPUT_MAX, 0, &n.i_low, ret_msg);
+                r = parse_int_range(key, value, -(int) HINT_OUTPUT_MAX, 0, &n.i_low, ret_msg);
         else if (streq(key, "DerivativeOver"))
                 r = parse_gain(key, value, 0, 100000, &n.d_over, ret_msg);
         else if (streq(key, "DerivativeUnder"))
                 r = parse_gain(key, value, 0, 100000, &n.d_under, ret_msg);
         else if (streq(key, "StaleTargets"))
-                r = config_parse_range(key, value, 1, SESSIONS_STALE_TARGETS_MAX, &n.stale_targets,
+                r = config_parse_range(key, value, 1, HINT_STALE_TARGETS_MAX, &n.stale_targets,
                                    ret_msg);
         else if (streq(key, "Actuator")) {
                 if (streq(value, "auto"))
-                        n.actuator = SESSIONS_ACTUATOR_AUTO;
+                        n.actuator = HINT_ACTUATOR_AUTO;
                 else if (streq(value, "uclamp"))
-                        n.actuator = SESSIONS_ACTUATOR_UCLAMP;
+                        n.actuator = HINT_ACTUATOR_UCLAMP;
                 else if (streq(value, "schedtune"))
-                        n.actuator = SESSIONS_ACTUATOR_SCHEDTUNE;
+                        n.actuator = HINT_ACTUATOR_SCHEDTUNE;
                 else
                         return config_fail(ret_msg, -EINVAL,
                                            "Actuator=%s: expected auto, uclamp or schedtune", value);
@@ -134,7 +134,7 @@ int sessions_config_parse_key(SessionsConfig *c, const char *key, const char *va
         return 0;
 }
 
-int sessions_config_verify(const SessionsConfig *c, char **ret_msg) {
+int hint_config_verify(const HintConfig *c, char **ret_msg) {
         *ret_msg = NULL;
         if (c->low > c->initial || c->initial > c->high)
                 return config_fail(ret_msg, -EINVAL,

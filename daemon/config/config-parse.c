@@ -410,7 +410,7 @@ static int parse_auto_key(Parser *p, const char *section, const char *key, const
         else if (streq(section, "Launch"))
                 r = launch_config_parse_key(&p->config->launch, key, value, &msg);
         else if (streq(section, "Sessions"))
-                r = sessions_config_parse_key(&p->config->sessions, key, value, p->file, p->line,
+                r = hint_config_parse_key(&p->config->hints, key, value, p->file, p->line,
                                               &msg);
         else
                 r = power_config_parse_key(&p->config->power, key, value, &msg);

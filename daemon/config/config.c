@@ -51,7 +51,7 @@ Config *config_new(void) {
                 return config_free(c);
         power_config_init(&c->power);
         launch_config_init(&c->launch);
-        if (sessions_config_init(&c->sessions) < 0)
+        if (hint_config_init(&c->hints) < 0)
                 return config_free(c);
         c->log_level = -1;
         c->max_holds_per_client = HOLDS_PER_CLIENT_DEFAULT;
@@ -83,7 +83,7 @@ Config *config_free(Config *c) {
                 rule_done(&c->rules[i]);
         free(c->rules);
         input_config_done(&c->input);
-        sessions_config_done(&c->sessions);
+        hint_config_done(&c->hints);
         free(c);
         return NULL;
 }
@@ -152,10 +152,10 @@ static int config_verify(Config *c, char **ret_error) {
         }
         c->default_class_index = r;
 
-        if (sessions_config_verify(&c->sessions, &msg) < 0) {
-                if (c->sessions.bounds_file)
-                        r = asprintf(ret_error, "%s:%u: %s", c->sessions.bounds_file,
-                                     c->sessions.bounds_line, msg ?: "out of memory");
+        if (hint_config_verify(&c->hints, &msg) < 0) {
+                if (c->hints.bounds_file)
+                        r = asprintf(ret_error, "%s:%u: %s", c->hints.bounds_file,
+                                     c->hints.bounds_line, msg ?: "out of memory");
                 else
                         r = asprintf(ret_error, "%s", msg ?: "out of memory");
                 if (r < 0)

@@ -68,7 +68,7 @@ typedef struct Config {
 
         InputConfig input;      /* [Input] */
         PowerConfig power;      /* [Power] */
-        SessionsConfig sessions; /* [Sessions] */
+        HintConfig hints;       /* [Sessions] */
         LaunchConfig launch;    /* [Launch] */
 } Config;
 

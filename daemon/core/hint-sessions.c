@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Work sessions at work: outputs applied to threads, values given back. */
+/* Hint sessions at work: outputs applied to threads, values given back. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ static uint64_t now_ns(void) {
         return now_usec() * 1000ULL;
 }
 
-static void apply(WorkSessions *w);
+static void apply(HintSessions *w);
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) s, (void) usec;
@@ -29,13 +29,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static bool pool_configured(const WorkSessions *w) {
-        return w->config.actuator == SESSIONS_ACTUATOR_SCHEDTUNE;
+static bool pool_configured(const HintSessions *w) {
+        return w->config.actuator == HINT_ACTUATOR_SCHEDTUNE;
 }
 
-int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root, sd_event *event,
-                       const SessionsConfig *config, const LogContext *log) {
-        *w = (WorkSessions) {
+int hint_sessions_init(HintSessions *w, const char *root, const char *proc_root, sd_event *event,
+                       const HintConfig *config, const LogContext *log) {
+        *w = (HintSessions) {
                 .config = *config,
                 .clamp = thread_clamp_ops(root),
                 .root = strdup(root ?: "/"),
@@ -47,32 +47,32 @@ int work_sessions_init(WorkSessions *w, const char *root, const char *proc_root,
         if (!w->root || !w->proc_root)
                 return -ENOMEM;
         w->pool = pool_configured(w);
-        sessions_init(&w->sessions, &w->config);
+        hint_table_init(&w->table, &w->config);
         return 0;
 }
 
-void work_sessions_set_backend(WorkSessions *w, Backend *b) {
+void hint_sessions_set_backend(HintSessions *w, Backend *b) {
         w->backend = b;
         w->pool = pool_configured(w);
 }
 
-void work_sessions_done(WorkSessions *w) {
+void hint_sessions_done(HintSessions *w) {
         if (!w->root)
                 return;         /* never initialized */
-        while (w->sessions.n > 0)
-                (void) work_sessions_close(w, w->sessions.sessions[0]->id, NULL);
+        while (w->table.n > 0)
+                (void) hint_sessions_close(w, w->table.sessions[0]->id, NULL);
         apply(w);
-        sessions_done(&w->sessions);
+        hint_table_done(&w->table);
         free(w->applied);
         free(w->root);
         free(w->proc_root);
         w->timer = sd_event_source_disable_unref(w->timer);
-        *w = (WorkSessions) {};
+        *w = (HintSessions) {};
 }
 
-static void release_thread(WorkSessions *w, AppliedThread *a);
+static void release_thread(HintSessions *w, AppliedThread *a);
 
-void work_sessions_reconfigure(WorkSessions *w, const SessionsConfig *config) {
+void hint_sessions_reconfigure(HintSessions *w, const HintConfig *config) {
         bool actuator_changed = config->actuator != w->config.actuator;
 
         /* Another actuator: the threads get their values back by the old
@@ -84,8 +84,8 @@ void work_sessions_reconfigure(WorkSessions *w, const SessionsConfig *config) {
         if (actuator_changed)
                 w->pool = pool_configured(w);
         /* a value outside the new bounds comes back inside them */
-        for (size_t i = 0; i < w->sessions.n; i++) {
-                SessionPid *c = &w->sessions.sessions[i]->ctl;
+        for (size_t i = 0; i < w->table.n; i++) {
+                HintController *c = &w->table.sessions[i]->ctl;
 
                 c->value = MIN(MAX(c->value, w->config.low), w->config.high);
         }
@@ -93,7 +93,7 @@ void work_sessions_reconfigure(WorkSessions *w, const SessionsConfig *config) {
 }
 
 /* /proc/TID exists for every thread, listed or not. */
-static bool thread_alive(const WorkSessions *w, pid_t tid) {
+static bool thread_alive(const HintSessions *w, pid_t tid) {
         char p[PATH_MAX];
         struct stat st;
 
@@ -101,7 +101,7 @@ static bool thread_alive(const WorkSessions *w, pid_t tid) {
         return stat(p, &st) == 0;
 }
 
-static bool thread_of(const WorkSessions *w, pid_t pid, pid_t tid) {
+static bool thread_of(const HintSessions *w, pid_t pid, pid_t tid) {
         char p[PATH_MAX];
         struct stat st;
 
@@ -109,7 +109,7 @@ static bool thread_of(const WorkSessions *w, pid_t pid, pid_t tid) {
         return stat(p, &st) == 0;
 }
 
-bool work_sessions_threads_of(const WorkSessions *w, pid_t pid, const pid_t *tids, size_t n_tids) {
+bool hint_sessions_threads_of(const HintSessions *w, pid_t pid, const pid_t *tids, size_t n_tids) {
         for (size_t i = 0; i < n_tids; i++)
                 if (tids[i] <= 0 || !thread_of(w, pid, tids[i]))
                         return false;
@@ -118,7 +118,7 @@ bool work_sessions_threads_of(const WorkSessions *w, pid_t pid, const pid_t *tid
 
 /* A thread the session may name: of its process, or with any of a
  * process of its user. */
-static bool thread_allowed(const WorkSessions *w, pid_t pid, uid_t uid, bool any, pid_t tid) {
+static bool thread_allowed(const HintSessions *w, pid_t pid, uid_t uid, bool any, pid_t tid) {
         uid_t owner;
 
         if (tid <= 0)
@@ -128,37 +128,37 @@ static bool thread_allowed(const WorkSessions *w, pid_t pid, uid_t uid, bool any
         return any && proc_get_uid(w->proc_root, tid, &owner) >= 0 && owner == uid;
 }
 
-static AppliedThread *applied_find(WorkSessions *w, pid_t tid) {
+static AppliedThread *applied_find(HintSessions *w, pid_t tid) {
         for (size_t i = 0; i < w->n_applied; i++)
                 if (w->applied[i].tid == tid)
                         return &w->applied[i];
         return NULL;
 }
 
-static void applied_remove(WorkSessions *w, AppliedThread *a) {
+static void applied_remove(HintSessions *w, AppliedThread *a) {
         size_t i = (size_t) (a - w->applied);
 
         memmove(a, a + 1, (w->n_applied - i - 1) * sizeof(AppliedThread));
         w->n_applied--;
 }
 
-static bool named(const WorkSessions *w, pid_t tid) {
+static bool named(const HintSessions *w, pid_t tid) {
         unsigned v;
 
-        return sessions_thread_output(&w->sessions, tid, 0, &v) == 0;
+        return hint_table_thread_output(&w->table, tid, 0, &v) == 0;
 }
 
 /* An output reaches a thread: its uclamp.min, or its pool group. The
  * first kernel refusal of uclamp moves to the pool, when allowed. */
-static int actuate(WorkSessions *w, pid_t tid, unsigned util_min) {
+static int actuate(HintSessions *w, pid_t tid, unsigned util_min) {
         int r;
 
         if (!w->pool) {
                 r = w->clamp->set(w->root, tid, util_min);
-                if (r != -EOPNOTSUPP || w->config.actuator != SESSIONS_ACTUATOR_AUTO ||
+                if (r != -EOPNOTSUPP || w->config.actuator != HINT_ACTUATOR_AUTO ||
                     !backend_has_pool(w->backend))
                         goto done;
-                log_notice(w->log, "No uclamp in this kernel: work sessions move their threads into schedtune groups.");
+                log_notice(w->log, "No uclamp in this kernel: hint sessions move their threads into schedtune groups.");
                 w->pool = true;
         }
         r = backend_thread_pool(w->backend, tid, backend_pool_boost(util_min));
@@ -169,7 +169,7 @@ done:
 }
 
 /* A thread leaves its last session: its value back, or its own group. */
-static void release_thread(WorkSessions *w, AppliedThread *a) {
+static void release_thread(HintSessions *w, AppliedThread *a) {
         int r = 0;
 
         if (!w->pool)
@@ -188,14 +188,14 @@ static void release_thread(WorkSessions *w, AppliedThread *a) {
 }
 
 /* Gives one thread its output, remembering what it had before. */
-static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
+static int apply_thread(HintSessions *w, pid_t tid, uint64_t now) {
         AppliedThread *a = applied_find(w, tid), *n;
         unsigned want, previous;
         int r;
 
         if (!thread_alive(w, tid))
                 return -ESRCH;
-        r = sessions_thread_output(&w->sessions, tid, now, &want);
+        r = hint_table_thread_output(&w->table, tid, now, &want);
         if (r < 0)
                 return r;
         if (!a) {
@@ -222,7 +222,7 @@ static int apply_thread(WorkSessions *w, pid_t tid, uint64_t now) {
         return 0;
 }
 
-static void apply(WorkSessions *w) {
+static void apply(HintSessions *w) {
         uint64_t now = now_ns(), next;
         bool busy;
         int r;
@@ -231,8 +231,8 @@ static void apply(WorkSessions *w) {
                 backend_pool_retry(w->backend);
 
         /* the threads of every session, dropping those that are gone */
-        for (size_t i = 0; i < w->sessions.n; i++) {
-                Session *x = w->sessions.sessions[i];
+        for (size_t i = 0; i < w->table.n; i++) {
+                HintSession *x = w->table.sessions[i];
 
                 for (size_t j = 0; j < x->n_tids;) {
                         pid_t tid = x->tids[j];
@@ -242,7 +242,7 @@ static void apply(WorkSessions *w) {
                                 AppliedThread *a = applied_find(w, tid);
 
                                 log_debug(w->log, "Thread %d of session %u is gone", (int) tid, x->id);
-                                (void) sessions_forget_thread(&w->sessions, tid);
+                                (void) hint_table_forget_thread(&w->table, tid);
                                 if (a)
                                         release_thread(w, a);
                                 continue;       /* x->tids shifted down */
@@ -263,9 +263,9 @@ static void apply(WorkSessions *w) {
                 }
                 release_thread(w, a);
         }
-        for (size_t i = 0; i < w->sessions.n; i++) {
-                Session *x = w->sessions.sessions[i];
-                unsigned out = session_pid_output(&x->ctl, now);
+        for (size_t i = 0; i < w->table.n; i++) {
+                HintSession *x = w->table.sessions[i];
+                unsigned out = hint_controller_output(&x->ctl, now);
 
                 if (out != x->published) {
                         x->published = out;
@@ -273,7 +273,7 @@ static void apply(WorkSessions *w) {
                                 w->output_changed(w->userdata, x);
                 }
         }
-        next = sessions_next_change(&w->sessions, now);
+        next = hint_table_next_change(&w->table, now);
         busy = w->backend && backend_pool_busy(w->backend);
         if (!busy) {
                 w->pool_retries = 0;
@@ -295,25 +295,25 @@ static void apply(WorkSessions *w) {
                 log_warning_errno(w->log, r, "Cannot arm the sessions' timer: %m");
 }
 
-int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pid, bool any,
+int hint_sessions_create(HintSessions *w, const char *owner, uid_t uid, pid_t pid, bool any,
                          const pid_t *tids, size_t n_tids, uint64_t target_ns, uint32_t *ret_id) {
-        Session *x;
+        HintSession *x;
         int r;
 
         for (size_t i = 0; i < n_tids; i++)
                 if (!thread_allowed(w, pid, uid, any, tids[i]))
                         return -ESRCH;
-        r = sessions_create(&w->sessions, owner, uid, pid, tids, n_tids, target_ns, now_ns(), &x);
+        r = hint_table_create(&w->table, owner, uid, pid, tids, n_tids, target_ns, now_ns(), &x);
         if (r < 0)
                 return r;
         x->any = any;
-        x->published = session_pid_output(&x->ctl, now_ns());
+        x->published = hint_controller_output(&x->ctl, now_ns());
         /* a kernel without uclamp refuses the first thread: no session */
         r = apply_thread(w, tids[0], now_ns());
         if (r < 0) {
                 uint32_t id = x->id;
 
-                (void) sessions_close(&w->sessions, id, NULL, NULL);
+                (void) hint_table_close(&w->table, id, NULL, NULL);
                 apply(w);
                 return r;
         }
@@ -323,11 +323,11 @@ int work_sessions_create(WorkSessions *w, const char *owner, uid_t uid, pid_t pi
         return 0;
 }
 
-int work_sessions_close(WorkSessions *w, uint32_t id, const char *owner) {
+int hint_sessions_close(HintSessions *w, uint32_t id, const char *owner) {
         void *ud = NULL;
         int r;
 
-        r = sessions_close(&w->sessions, id, owner, &ud);
+        r = hint_table_close(&w->table, id, owner, &ud);
         if (r < 0)
                 return r;
         if (w->closed)
@@ -336,19 +336,19 @@ int work_sessions_close(WorkSessions *w, uint32_t id, const char *owner) {
         return 0;
 }
 
-unsigned work_sessions_close_owner(WorkSessions *w, const char *owner) {
+unsigned hint_sessions_close_owner(HintSessions *w, const char *owner) {
         unsigned n = 0;
         int i;
 
-        while ((i = sessions_find_owner(&w->sessions, owner)) >= 0) {
-                (void) work_sessions_close(w, w->sessions.sessions[i]->id, NULL);
+        while ((i = hint_table_find_owner(&w->table, owner)) >= 0) {
+                (void) hint_sessions_close(w, w->table.sessions[i]->id, NULL);
                 n++;
         }
         return n;
 }
 
-static int owned(WorkSessions *w, uint32_t id, const char *owner, Session **ret) {
-        Session *x = sessions_find(&w->sessions, id);
+static int owned(HintSessions *w, uint32_t id, const char *owner, HintSession **ret) {
+        HintSession *x = hint_table_find(&w->table, id);
 
         if (!x)
                 return -ENOENT;
@@ -358,38 +358,38 @@ static int owned(WorkSessions *w, uint32_t id, const char *owner, Session **ret)
         return 0;
 }
 
-int work_sessions_report(WorkSessions *w, uint32_t id, const char *owner, const SessionWork *work,
+int hint_sessions_report(HintSessions *w, uint32_t id, const char *owner, const HintWork *work,
                          size_t n) {
-        Session *x;
+        HintSession *x;
         int r;
 
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
-        r = sessions_report(x, work, n, now_ns());
+        r = hint_table_report(x, work, n, now_ns());
         if (r < 0)
                 return r;
         apply(w);
         return 0;
 }
 
-int work_sessions_set_target(WorkSessions *w, uint32_t id, const char *owner, uint64_t target_ns) {
-        Session *x;
+int hint_sessions_set_target(HintSessions *w, uint32_t id, const char *owner, uint64_t target_ns) {
+        HintSession *x;
         int r;
 
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
-        r = session_pid_set_target(&x->ctl, target_ns);
+        r = hint_controller_set_target(&x->ctl, target_ns);
         if (r < 0)
                 return r;
         apply(w);
         return 0;
 }
 
-int work_sessions_set_threads(WorkSessions *w, uint32_t id, const char *owner, const pid_t *tids,
+int hint_sessions_set_threads(HintSessions *w, uint32_t id, const char *owner, const pid_t *tids,
                               size_t n_tids) {
-        Session *x;
+        HintSession *x;
         int r;
 
         r = owned(w, id, owner, &x);
@@ -398,34 +398,34 @@ int work_sessions_set_threads(WorkSessions *w, uint32_t id, const char *owner, c
         for (size_t i = 0; i < n_tids; i++)
                 if (!thread_allowed(w, x->pid, x->uid, x->any, tids[i]))
                         return -ESRCH;
-        r = sessions_set_threads(x, tids, n_tids);
+        r = hint_table_set_threads(x, tids, n_tids);
         if (r < 0)
                 return r;
         apply(w);
         return 0;
 }
 
-int work_sessions_hint(WorkSessions *w, uint32_t id, const char *owner, SessionHint hint) {
-        Session *x;
+int hint_sessions_hint(HintSessions *w, uint32_t id, const char *owner, HintKind hint) {
+        HintSession *x;
         int r;
 
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
-        r = session_pid_hint(&x->ctl, hint, now_ns());
+        r = hint_controller_hint(&x->ctl, hint, now_ns());
         if (r < 0)
                 return r;
         apply(w);
         return 0;
 }
 
-unsigned work_sessions_output(const WorkSessions *w, const Session *x) {
+unsigned hint_sessions_output(const HintSessions *w, const HintSession *x) {
         (void) w;
-        return session_pid_output(&x->ctl, now_ns());
+        return hint_controller_output(&x->ctl, now_ns());
 }
 
-void work_sessions_group(const WorkSessions *w, const Session *x, char *buf, size_t size) {
-        unsigned boost = w->pool ? backend_pool_boost(work_sessions_output(w, x)) : 0;
+void hint_sessions_group(const HintSessions *w, const HintSession *x, char *buf, size_t size) {
+        unsigned boost = w->pool ? backend_pool_boost(hint_sessions_output(w, x)) : 0;
 
         if (boost == 0)
                 snprintf(buf, size, "%s", "");

@@ -81,7 +81,7 @@ int manager_agent_add(Manager *m, const char *name, uid_t uid, pid_t pid, Agent 
 
         if (r < 0)
                 return r;
-        log_info(&m->log, "Session agent %s: UID %u, PID %d%s%s.", name, (unsigned) uid, (int) pid,
+        log_info(&m->log, "Agent %s: UID %u, PID %d%s%s.", name, (unsigned) uid, (int) pid,
                  (*ret)->session[0] ? ", session " : "", (*ret)->session);
         return 0;
 }
@@ -98,7 +98,7 @@ int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registere
 }
 
 void manager_agent_gone(Manager *m, Agent *a) {
-        log_info(&m->log, "Session agent %s (UID %u) left: its %zu games end.", a->name,
+        log_info(&m->log, "Agent %s (UID %u) left: its %zu games end.", a->name,
                  (unsigned) a->uid, placer_games_of(&m->placer, a->name));
         placer_games_clear(&m->placer, a->name);
         state_commit(m->state);
@@ -194,7 +194,7 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
         r = placer_init(&m->placer, m->root, m->proc_root, m->event, m->state, &m->groups, &m->log);
         if (r < 0)
                 return r;
-        r = work_sessions_init(&m->work, m->root, m->proc_root, m->event, &m->config->sessions,
+        r = hint_sessions_init(&m->hints, m->root, m->proc_root, m->event, &m->config->hints,
                                &m->log);
         if (r < 0)
                 return r;
@@ -215,7 +215,7 @@ Manager *manager_free(Manager *m) {
         while (m->agents.n > 0)
                 agents_remove(&m->agents, &m->agents.agents[0]);
         placer_done(&m->placer);
-        work_sessions_done(&m->work);
+        hint_sessions_done(&m->hints);
         if (m->config)
                 groups_done(&m->groups);
         backend_free(m->backend);
@@ -270,7 +270,7 @@ int manager_start(Manager *m) {
                 return log_error_errno(&m->log, r, "Failed to write the journal in %s: %m", m->state->dir);
         m->groups.backend = m->backend;
         m->placer.backend = m->backend;
-        work_sessions_set_backend(&m->work, m->backend);
+        hint_sessions_set_backend(&m->hints, m->backend);
 
         m->mode = m->state->manual ? MODE_MANUAL : MODE_AUTO;
         is_auto = m->mode == MODE_AUTO;
@@ -315,11 +315,11 @@ static void manager_stop_sources(Manager *m) {
         m->power = power_source_free(m->power);
 }
 
-/* Sessions live with their clients' connections, which a restart ends:
+/* Hint sessions live with their clients' connections, which a restart ends:
  * their threads get their values back at a stop and at a detach. */
 static void manager_end_sessions(Manager *m) {
-        while (m->work.sessions.n > 0)
-                (void) work_sessions_close(&m->work, m->work.sessions.sessions[0]->id, NULL);
+        while (m->hints.table.n > 0)
+                (void) hint_sessions_close(&m->hints, m->hints.table.sessions[0]->id, NULL);
 }
 
 void manager_detach(Manager *m) {
@@ -477,7 +477,7 @@ int manager_reload(Manager *m, char **ret_config_error) {
          * before the old one goes. */
         input_source_reload(m->input, &c->input);
         power_source_reload(m->power, &c->power);
-        work_sessions_reconfigure(&m->work, &c->sessions);
+        hint_sessions_reconfigure(&m->hints, &c->hints);
         config_free(old);
         placer_place_all(&m->placer);
         log_info(&m->log, "Configuration reloaded.");

@@ -76,7 +76,7 @@ typedef struct Manager {
         Units *units;                   /* units as they appear */
         SeatsWatch *seats;              /* logind's seats */
         ProcMon *procmon;               /* exec and exit events */
-        WorkSessions work;              /* work sessions and their threads */
+        HintSessions hints;             /* hint sessions and their threads */
         GameModeWatch *gamemode;        /* GameMode's games */
         bool started;
 } Manager;

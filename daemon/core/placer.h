@@ -131,7 +131,7 @@ void placer_forget(Placer *p, pid_t pid);
 /* GameMode: a registered game goes to performance until it unregisters
  * (Classify() and Pin= still outrank it). source says who reported it:
  * "" for a GameMode service on the system bus, else the unique bus name
- * of a session agent forwarding its user's gamemoded (boostd-session);
+ * of an agent forwarding its user's gamemoded (boostd-session);
  * a game stays one while any source has it. Clear drops every game of
  * source. */
 int placer_game_register(Placer *p, pid_t pid, const char *source);

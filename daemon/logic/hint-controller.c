@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The work-session controller: ADPF's PID, in its units. */
+/* The hint-session controller: ADPF's PID, in its units. */
 #include <errno.h>
 #include <string.h>
 
@@ -15,14 +15,14 @@ static int64_t ns_to_units(int64_t ns) {
 }
 
 static bool target_valid(uint64_t target_ns) {
-        return target_ns >= SESSION_TARGET_MIN_NS && target_ns <= SESSION_TARGET_MAX_NS;
+        return target_ns >= HINT_TARGET_MIN_NS && target_ns <= HINT_TARGET_MAX_NS;
 }
 
-int session_pid_init(SessionPid *s, const SessionsConfig *config, uint64_t target_ns,
+int hint_controller_init(HintController *s, const HintConfig *config, uint64_t target_ns,
                      uint64_t now) {
         if (!target_valid(target_ns))
                 return -EINVAL;
-        *s = (SessionPid) {
+        *s = (HintController) {
                 .config = config,
                 .target_ns = target_ns,
                 .value = config->initial,
@@ -35,17 +35,17 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
         return v < lo ? lo : v > hi ? hi : v;
 }
 
-int session_pid_report(SessionPid *s, const SessionWork *work, size_t n, uint64_t now) {
-        const SessionsConfig *c = s->config;
+int hint_controller_report(HintController *s, const HintWork *work, size_t n, uint64_t now) {
+        const HintConfig *c = s->config;
         int64_t dt = ns_to_units((int64_t) s->target_ns);
         int64_t err_sum = 0, error = 0, mean, derivative, integral = s->integral;
         int64_t i_high, i_low, next;
         double p_out, i_out, d_out;
 
-        if (n == 0 || n > SESSION_REPORT_MAX)
+        if (n == 0 || n > HINT_REPORT_MAX)
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
-                if (work[i].actual_ns == 0 || work[i].actual_ns > SESSION_TARGET_MAX_NS * 20)
+                if (work[i].actual_ns == 0 || work[i].actual_ns > HINT_TARGET_MAX_NS * 20)
                         return -EINVAL;
 
         /* The integral is clamped so that its term stays within
@@ -80,25 +80,25 @@ int session_pid_report(SessionPid *s, const SessionWork *work, size_t n, uint64_
         return 0;
 }
 
-int session_pid_set_target(SessionPid *s, uint64_t target_ns) {
+int hint_controller_set_target(HintController *s, uint64_t target_ns) {
         if (!target_valid(target_ns))
                 return -EINVAL;
         s->target_ns = target_ns;
         return 0;
 }
 
-int session_pid_hint(SessionPid *s, SessionHint hint, uint64_t now) {
-        const SessionsConfig *c = s->config;
+int hint_controller_hint(HintController *s, HintKind hint, uint64_t now) {
+        const HintConfig *c = s->config;
 
         switch (hint) {
-        case SESSION_HINT_LOAD_UP:
-                s->load_up_until = now + SESSION_LOAD_UP_TARGETS * s->target_ns;
+        case HINT_LOAD_UP:
+                s->load_up_until = now + HINT_LOAD_UP_TARGETS * s->target_ns;
                 break;
-        case SESSION_HINT_LOAD_DOWN:
+        case HINT_LOAD_DOWN:
                 s->value = c->low;
                 s->load_up_until = 0;
                 break;
-        case SESSION_HINT_LOAD_RESET:
+        case HINT_LOAD_RESET:
                 s->value = c->initial;
                 s->integral = 0;
                 s->previous_error = 0;
@@ -111,38 +111,38 @@ int session_pid_hint(SessionPid *s, SessionHint hint, uint64_t now) {
         return 0;
 }
 
-int session_hint_from_string(const char *s, SessionHint *ret) {
-        static const char *const names[_SESSION_HINT_MAX] = {
-                [SESSION_HINT_LOAD_UP] = "load-up",
-                [SESSION_HINT_LOAD_DOWN] = "load-down",
-                [SESSION_HINT_LOAD_RESET] = "load-reset",
+int hint_kind_from_string(const char *s, HintKind *ret) {
+        static const char *const names[_HINT_KIND_MAX] = {
+                [HINT_LOAD_UP] = "load-up",
+                [HINT_LOAD_DOWN] = "load-down",
+                [HINT_LOAD_RESET] = "load-reset",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (streq(s, names[i])) {
-                        *ret = (SessionHint) i;
+                        *ret = (HintKind) i;
                         return 0;
                 }
         return -EINVAL;
 }
 
-static uint64_t stale_at(const SessionPid *s) {
+static uint64_t stale_at(const HintController *s) {
         return s->last_report + (uint64_t) s->config->stale_targets * s->target_ns;
 }
 
-bool session_pid_is_stale(const SessionPid *s, uint64_t now) {
+bool hint_controller_is_stale(const HintController *s, uint64_t now) {
         return now >= stale_at(s);
 }
 
-unsigned session_pid_output(const SessionPid *s, uint64_t now) {
+unsigned hint_controller_output(const HintController *s, uint64_t now) {
         if (s->load_up_until > now)
                 return s->config->high;
-        if (session_pid_is_stale(s, now))
+        if (hint_controller_is_stale(s, now))
                 return s->config->low;
         return s->value;
 }
 
-uint64_t session_pid_next_change(const SessionPid *s, uint64_t now) {
+uint64_t hint_controller_next_change(const HintController *s, uint64_t now) {
         uint64_t next = 0;
 
         if (s->load_up_until > now)

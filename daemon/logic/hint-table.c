@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Work-session bookkeeping; pure logic with an explicit clock. */
+/* Hint-session bookkeeping; pure logic with an explicit clock. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +14,11 @@ static void *memdup(const void *p, size_t l) {
         return c ? memcpy(c, p, l) : NULL;
 }
 
-void sessions_init(Sessions *s, const SessionsConfig *config) {
-        *s = (Sessions) { .config = config };
+void hint_table_init(HintTable *s, const HintConfig *config) {
+        *s = (HintTable) { .config = config };
 }
 
-static Session *session_free(Session *x) {
+static HintSession *hint_session_free(HintSession *x) {
         if (!x)
                 return NULL;
         free(x->owner);
@@ -27,14 +27,14 @@ static Session *session_free(Session *x) {
         return NULL;
 }
 
-void sessions_done(Sessions *s) {
+void hint_table_done(HintTable *s) {
         for (size_t i = 0; i < s->n; i++)
-                session_free(s->sessions[i]);
+                hint_session_free(s->sessions[i]);
         free(s->sessions);
-        *s = (Sessions) { .config = s->config };
+        *s = (HintTable) { .config = s->config };
 }
 
-Session *sessions_find(const Sessions *s, uint32_t id) {
+HintSession *hint_table_find(const HintTable *s, uint32_t id) {
         for (size_t i = 0; i < s->n; i++)
                 if (s->sessions[i]->id == id)
                         return s->sessions[i];
@@ -42,7 +42,7 @@ Session *sessions_find(const Sessions *s, uint32_t id) {
 }
 
 static int tids_valid(const pid_t *tids, size_t n) {
-        if (n == 0 || n > SESSION_THREADS_MAX)
+        if (n == 0 || n > HINT_THREADS_MAX)
                 return -EINVAL;
         for (size_t i = 0; i < n; i++) {
                 if (tids[i] <= 0)
@@ -54,7 +54,7 @@ static int tids_valid(const pid_t *tids, size_t n) {
         return 0;
 }
 
-static unsigned count(const Sessions *s, const char *owner, uid_t uid) {
+static unsigned count(const HintTable *s, const char *owner, uid_t uid) {
         unsigned n = 0;
 
         for (size_t i = 0; i < s->n; i++)
@@ -63,9 +63,9 @@ static unsigned count(const Sessions *s, const char *owner, uid_t uid) {
         return n;
 }
 
-int sessions_create(Sessions *s, const char *owner, uid_t uid, pid_t pid, const pid_t *tids,
-                    size_t n_tids, uint64_t target_ns, uint64_t now, Session **ret) {
-        Session *x, **n;
+int hint_table_create(HintTable *s, const char *owner, uid_t uid, pid_t pid, const pid_t *tids,
+                    size_t n_tids, uint64_t target_ns, uint64_t now, HintSession **ret) {
+        HintSession *x, **n;
         int r;
 
         if (!owner || pid <= 0)
@@ -73,26 +73,26 @@ int sessions_create(Sessions *s, const char *owner, uid_t uid, pid_t pid, const 
         r = tids_valid(tids, n_tids);
         if (r < 0)
                 return r;
-        if (s->n >= SESSIONS_MAX || count(s, owner, 0) >= SESSIONS_PER_OWNER_MAX)
+        if (s->n >= HINT_SESSIONS_MAX || count(s, owner, 0) >= HINT_SESSIONS_PER_OWNER_MAX)
                 return -EUSERS;
-        if (uid != 0 && count(s, NULL, uid) >= SESSIONS_PER_UID_MAX)
+        if (uid != 0 && count(s, NULL, uid) >= HINT_SESSIONS_PER_UID_MAX)
                 return -EUSERS;
 
-        x = calloc(1, sizeof(Session));
+        x = calloc(1, sizeof(HintSession));
         if (!x)
                 return -ENOMEM;
-        r = session_pid_init(&x->ctl, s->config, target_ns, now);
+        r = hint_controller_init(&x->ctl, s->config, target_ns, now);
         if (r < 0) {
-                session_free(x);
+                hint_session_free(x);
                 return r;
         }
         x->owner = strdup(owner);
         x->tids = memdup(tids, n_tids * sizeof(pid_t));
-        n = realloc(s->sessions, (s->n + 1) * sizeof(Session *));
+        n = realloc(s->sessions, (s->n + 1) * sizeof(HintSession *));
         if (!x->owner || !x->tids || !n) {
                 if (n)
                         s->sessions = n;
-                session_free(x);
+                hint_session_free(x);
                 return -ENOMEM;
         }
         s->sessions = n;
@@ -100,11 +100,11 @@ int sessions_create(Sessions *s, const char *owner, uid_t uid, pid_t pid, const 
          * object path never reaches another client's session. */
         do
                 x->id = ++s->last_id;
-        while (x->id == 0 || sessions_find(s, x->id));
+        while (x->id == 0 || hint_table_find(s, x->id));
         x->uid = uid;
         x->pid = pid;
         x->n_tids = n_tids;
-        x->tokens = SESSION_REPORT_BURST;
+        x->tokens = HINT_REPORT_BURST;
         x->refilled = now;
         s->sessions[s->n++] = x;
         if (ret)
@@ -112,9 +112,9 @@ int sessions_create(Sessions *s, const char *owner, uid_t uid, pid_t pid, const 
         return 0;
 }
 
-int sessions_close(Sessions *s, uint32_t id, const char *owner, void **ret_userdata) {
+int hint_table_close(HintTable *s, uint32_t id, const char *owner, void **ret_userdata) {
         for (size_t i = 0; i < s->n; i++) {
-                Session *x = s->sessions[i];
+                HintSession *x = s->sessions[i];
 
                 if (x->id != id)
                         continue;
@@ -122,22 +122,22 @@ int sessions_close(Sessions *s, uint32_t id, const char *owner, void **ret_userd
                         return -EPERM;
                 if (ret_userdata)
                         *ret_userdata = x->userdata;
-                session_free(x);
-                memmove(s->sessions + i, s->sessions + i + 1, (s->n - i - 1) * sizeof(Session *));
+                hint_session_free(x);
+                memmove(s->sessions + i, s->sessions + i + 1, (s->n - i - 1) * sizeof(HintSession *));
                 s->n--;
                 return 0;
         }
         return -ENOENT;
 }
 
-int sessions_find_owner(const Sessions *s, const char *owner) {
+int hint_table_find_owner(const HintTable *s, const char *owner) {
         for (size_t i = 0; i < s->n; i++)
                 if (streq(s->sessions[i]->owner, owner))
                         return (int) i;
         return -ENOENT;
 }
 
-int sessions_set_threads(Session *x, const pid_t *tids, size_t n_tids) {
+int hint_table_set_threads(HintSession *x, const pid_t *tids, size_t n_tids) {
         pid_t *t;
         int r;
 
@@ -153,32 +153,32 @@ int sessions_set_threads(Session *x, const pid_t *tids, size_t n_tids) {
         return 0;
 }
 
-int sessions_report(Session *x, const SessionWork *work, size_t n, uint64_t now) {
+int hint_table_report(HintSession *x, const HintWork *work, size_t n, uint64_t now) {
         uint64_t earned;
         int r;
 
         if (now > x->refilled) {
-                earned = (now - x->refilled) / SESSION_REPORT_INTERVAL_NS;
+                earned = (now - x->refilled) / HINT_REPORT_INTERVAL_NS;
                 if (earned > 0) {
                         x->tokens = (unsigned) MIN((uint64_t) x->tokens + earned,
-                                                   (uint64_t) SESSION_REPORT_BURST);
-                        x->refilled += earned * SESSION_REPORT_INTERVAL_NS;
+                                                   (uint64_t) HINT_REPORT_BURST);
+                        x->refilled += earned * HINT_REPORT_INTERVAL_NS;
                 }
         }
         if (x->tokens == 0)
                 return -EBUSY;
-        r = session_pid_report(&x->ctl, work, n, now);
+        r = hint_controller_report(&x->ctl, work, n, now);
         if (r < 0)
                 return r;
         x->tokens--;
         return 0;
 }
 
-unsigned sessions_forget_thread(Sessions *s, pid_t tid) {
+unsigned hint_table_forget_thread(HintTable *s, pid_t tid) {
         unsigned found = 0;
 
         for (size_t i = 0; i < s->n; i++) {
-                Session *x = s->sessions[i];
+                HintSession *x = s->sessions[i];
 
                 for (size_t j = 0; j < x->n_tids; j++)
                         if (x->tids[j] == tid) {
@@ -192,16 +192,16 @@ unsigned sessions_forget_thread(Sessions *s, pid_t tid) {
         return found;
 }
 
-int sessions_thread_output(const Sessions *s, pid_t tid, uint64_t now, unsigned *ret) {
+int hint_table_thread_output(const HintTable *s, pid_t tid, uint64_t now, unsigned *ret) {
         bool found = false;
         unsigned best = 0;
 
         for (size_t i = 0; i < s->n; i++) {
-                const Session *x = s->sessions[i];
+                const HintSession *x = s->sessions[i];
 
                 for (size_t j = 0; j < x->n_tids; j++)
                         if (x->tids[j] == tid) {
-                                best = MAX(best, session_pid_output(&x->ctl, now));
+                                best = MAX(best, hint_controller_output(&x->ctl, now));
                                 found = true;
                         }
         }
@@ -211,11 +211,11 @@ int sessions_thread_output(const Sessions *s, pid_t tid, uint64_t now, unsigned 
         return 0;
 }
 
-uint64_t sessions_next_change(const Sessions *s, uint64_t now) {
+uint64_t hint_table_next_change(const HintTable *s, uint64_t now) {
         uint64_t next = 0, t;
 
         for (size_t i = 0; i < s->n; i++) {
-                t = session_pid_next_change(&s->sessions[i]->ctl, now);
+                t = hint_controller_next_change(&s->sessions[i]->ctl, now);
                 if (t != 0 && (next == 0 || t < next))
                         next = t;
         }

@@ -22,10 +22,10 @@
 #define BOOST_BUS_NAME  "org.boostd.Boost1"
 #define BOOST_BUS_PATH  "/org/boostd/Boost1"
 #define BOOST_BUS_IFACE "org.boostd.Boost1"
-/* Work sessions: BOOST_SESSION_PREFIX/N, interface org.boostd.Session1 */
+/* Hint sessions: BOOST_SESSION_PREFIX/N, interface org.boostd.Session1 */
 #define BOOST_SESSION_PREFIX "/org/boostd/Boost1/session"
 #define BOOST_SESSION_IFACE  "org.boostd.Session1"
-/* boostd-session, the agent in each user's session, on the session bus */
+/* boostd-session, the agent in each user's session, on the user's bus */
 #define BOOST_AGENT_BUS_NAME  "org.boostd.SessionAgent1"
 #define BOOST_AGENT_BUS_PATH  "/org/boostd/SessionAgent1"
 #define BOOST_AGENT_BUS_IFACE "org.boostd.SessionAgent1"

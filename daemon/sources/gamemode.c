@@ -3,7 +3,7 @@
  * GameRegistered(i pid, o path) and GameUnregistered(i pid, o path) on
  * /com/feralinteractive/GameMode. Anyone may send a signal, so only those
  * of the name's current owner count: the owner is followed with
- * NameOwnerChanged. gamemoded as shipped serves the session bus; boostd
+ * NameOwnerChanged. gamemoded as shipped serves the user's bus; boostd
  * hears a GameMode service on the system bus. */
 #include <string.h>
 

@@ -14,10 +14,10 @@
  * .scope, or lies below one, appears (and at start, for every one), its
  * cgroup.procs is read and each PID placed with the unit and slices of
  * that path; then it is read again until no new PID shows up (children
- * forked meanwhile), at most ROUNDS_MAX times. A PID written into
- * cgroup.procs later (systemd moving a process into a new scope) makes an
- * IN_MODIFY of the directory, and so does a change of cgroup.events
- * ("populated"): the file is read again, and only new PIDs are placed.
+ * forked meanwhile), at most ROUNDS_MAX times (units-procs.c). A PID
+ * written into cgroup.procs later (systemd moving a process into a new
+ * scope) makes an IN_MODIFY of the directory, and so does a change of
+ * cgroup.events ("populated"): the file is read again, and only new PIDs are placed.
  * The schedtune hierarchy is cgroup v1; moving a process there does not
  * change its v2 group, so cgroup.procs keeps listing it.
  *
@@ -38,7 +38,7 @@
  * manager and set that xattr, so it counts only for scopes of a user who
  * has the active session on a seat (logind's /run/systemd/seats/, read
  * below the root prefix: tests make their own), at most FOCUS_BURST
- * changes a second: an ssh user cannot take the foreground. The focus
+ * (units-focus.c) changes a second: an ssh user cannot take the foreground. The focus
  * is reported with that seat: each seat has its own foreground. */
 #include <fcntl.h>
 #include <fnmatch.h>

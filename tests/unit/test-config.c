@@ -273,18 +273,18 @@ static void test_sessions_section(void **state) {
                                   "DerivativeOver=0\nIntegralLow=-30\nLow=20\nHigh=512\n"
                                   "Initial=64\nStaleTargets=5\nActuator=schedtune\n", &c, &error), 0);
         assert_null(error);
-        assert_int_equal(c->sessions.actuator, SESSIONS_ACTUATOR_SCHEDTUNE);
-        assert_true(c->sessions.p_over == 1.5 && c->sessions.p_under == 1.0);
-        assert_true(c->sessions.d_over == 0.0 && c->sessions.i_gain == 0.001);
-        assert_int_equal(c->sessions.i_low, -30);
-        assert_int_equal(c->sessions.i_high, 512);
-        assert_int_equal(c->sessions.low, 20);
-        assert_int_equal(c->sessions.high, 512);
-        assert_int_equal(c->sessions.initial, 64);
-        assert_int_equal(c->sessions.stale_targets, 5);
+        assert_int_equal(c->hints.actuator, HINT_ACTUATOR_SCHEDTUNE);
+        assert_true(c->hints.p_over == 1.5 && c->hints.p_under == 1.0);
+        assert_true(c->hints.d_over == 0.0 && c->hints.i_gain == 0.001);
+        assert_int_equal(c->hints.i_low, -30);
+        assert_int_equal(c->hints.i_high, 512);
+        assert_int_equal(c->hints.low, 20);
+        assert_int_equal(c->hints.high, 512);
+        assert_int_equal(c->hints.initial, 64);
+        assert_int_equal(c->hints.stale_targets, 5);
         config_free(c);
         assert_int_equal(load_one(dir, "[Sessions]\nActuator=uclamp\n", &c, &error), 0);
-        assert_int_equal(c->sessions.actuator, SESSIONS_ACTUATOR_UCLAMP);
+        assert_int_equal(c->hints.actuator, HINT_ACTUATOR_UCLAMP);
         /* no [Launch]: off */
         assert_int_equal(c->launch.boost, 0);
         assert_int_equal(c->launch.duration_ms, 5000);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The work-session controller against a plant model, with an explicit
+/* The hint-session controller against a plant model, with an explicit
  * clock, and the [Sessions] section. */
 #include <math.h>
 
@@ -39,15 +39,15 @@ static Plant plant_meeting_at(double fixed_ms, double mhz) {
 
 /* One report of `batch` frames at the current output; returns the frame
  * time in ms. */
-static double step(SessionPid *s, const Plant *p, unsigned batch, uint64_t *now) {
-        SessionWork w[SESSION_REPORT_MAX];
-        double ms = plant_frame_ms(p, session_pid_output(s, *now));
+static double step(HintController *s, const Plant *p, unsigned batch, uint64_t *now) {
+        HintWork w[HINT_REPORT_MAX];
+        double ms = plant_frame_ms(p, hint_controller_output(s, *now));
 
         for (unsigned i = 0; i < batch; i++) {
                 *now += T;
-                w[i] = (SessionWork) { .timestamp_ns = *now, .actual_ns = (uint64_t) (ms * 1e6) };
+                w[i] = (HintWork) { .timestamp_ns = *now, .actual_ns = (uint64_t) (ms * 1e6) };
         }
-        assert_int_equal(session_pid_report(s, w, batch, *now), 0);
+        assert_int_equal(hint_controller_report(s, w, batch, *now), 0);
         return ms;
 }
 
@@ -55,13 +55,13 @@ static double step(SessionPid *s, const Plant *p, unsigned batch, uint64_t *now)
  * `hold` reports; returns the first report of that run, or -1 if that
  * does not happen in `max` reports. The output never leaves its bounds and
  * never moves by more than max_step between two reports of the run. */
-static int converge(SessionPid *s, const Plant *p, unsigned batch, uint64_t *now,
+static int converge(HintController *s, const Plant *p, unsigned batch, uint64_t *now,
                     double tol, int hold, int max, unsigned max_step) {
         int start = -1;
         unsigned prev = 0;
 
         for (int r = 0; r < max; r++) {
-                unsigned u = session_pid_output(s, *now);
+                unsigned u = hint_controller_output(s, *now);
                 double ms = step(s, p, batch, now);
 
                 assert_true(u >= s->config->low && u <= s->config->high);
@@ -80,90 +80,90 @@ static int converge(SessionPid *s, const Plant *p, unsigned batch, uint64_t *now
 }
 
 static void test_one_report_by_hand(void **state) {
-        SessionsConfig c;
-        SessionPid s;
-        SessionWork w = { .timestamp_ns = T, .actual_ns = T + 1000000 };
+        HintConfig c;
+        HintController s;
+        HintWork w = { .timestamp_ns = T, .actual_ns = T + 1000000 };
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(session_pid_init(&s, &c, T, 0), 0);
-        assert_int_equal(session_pid_output(&s, 0), 100);
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
+        assert_int_equal(hint_controller_output(&s, 0), 100);
         /* 1 ms over a 166-unit target: error 10; P 5 * 10 = 50, I 0.001 *
          * 10 * 166 = 1.66, D 500 * 10 / 166 = 30.12: 100 + 81 */
-        assert_int_equal(session_pid_report(&s, &w, 1, T), 0);
-        assert_int_equal(session_pid_output(&s, T), 181);
+        assert_int_equal(hint_controller_report(&s, &w, 1, T), 0);
+        assert_int_equal(hint_controller_output(&s, T), 181);
         /* 1 ms under: error -10; P 3 * -10 = -30, I 0.001 * 0 = 0 (the
          * integral is back to 0), D 0 (falling): 181 - 30 */
-        w = (SessionWork) { .timestamp_ns = 2 * T, .actual_ns = T - 1000000 };
-        assert_int_equal(session_pid_report(&s, &w, 1, 2 * T), 0);
-        assert_int_equal(session_pid_output(&s, 2 * T), 151);
+        w = (HintWork) { .timestamp_ns = 2 * T, .actual_ns = T - 1000000 };
+        assert_int_equal(hint_controller_report(&s, &w, 1, 2 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 2 * T), 151);
         /* 1 ms over again: the error rose by 20; P 50, I 0.001 * 1660 =
          * 1.66, D 500 * 20 / 166 = 60.24: 151 + 111 */
-        w = (SessionWork) { .timestamp_ns = 3 * T, .actual_ns = T + 1000000 };
-        assert_int_equal(session_pid_report(&s, &w, 1, 3 * T), 0);
-        assert_int_equal(session_pid_output(&s, 3 * T), 262);
-        sessions_config_done(&c);
+        w = (HintWork) { .timestamp_ns = 3 * T, .actual_ns = T + 1000000 };
+        assert_int_equal(hint_controller_report(&s, &w, 1, 3 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 3 * T), 262);
+        hint_config_done(&c);
 }
 
 /* A report of 8 frames of one duration moves the output as a report of
  * one such frame does: how a client batches does not change the gains. */
 static void test_batch_size_invariant(void **state) {
         static const uint64_t durations[] = { 3 * T, T + 2000000, T - 3000000, T, 2 * T, T / 2 };
-        SessionsConfig c;
-        SessionPid one, eight;
-        SessionWork w[8];
+        HintConfig c;
+        HintController one, eight;
+        HintWork w[8];
         uint64_t now = 0;
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(session_pid_init(&one, &c, T, 0), 0);
-        assert_int_equal(session_pid_init(&eight, &c, T, 0), 0);
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&one, &c, T, 0), 0);
+        assert_int_equal(hint_controller_init(&eight, &c, T, 0), 0);
         for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
                 now += 8 * T;
                 for (size_t k = 0; k < 8; k++)
-                        w[k] = (SessionWork) { now, durations[i] };
-                assert_int_equal(session_pid_report(&one, w, 1, now), 0);
-                assert_int_equal(session_pid_report(&eight, w, 8, now), 0);
-                assert_int_equal(session_pid_output(&eight, now), session_pid_output(&one, now));
+                        w[k] = (HintWork) { now, durations[i] };
+                assert_int_equal(hint_controller_report(&one, w, 1, now), 0);
+                assert_int_equal(hint_controller_report(&eight, w, 8, now), 0);
+                assert_int_equal(hint_controller_output(&eight, now), hint_controller_output(&one, now));
         }
-        sessions_config_done(&c);
+        hint_config_done(&c);
 }
 
 static void test_bounds_and_bad_reports(void **state) {
-        SessionsConfig c;
-        SessionPid s, before;
-        SessionWork w[SESSION_REPORT_MAX + 1];
+        HintConfig c;
+        HintController s, before;
+        HintWork w[HINT_REPORT_MAX + 1];
         uint64_t now = 0;
         unsigned seed = 1;
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(session_pid_init(&s, &c, T, 0), 0);
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
         for (int i = 0; i < 10000; i++) {
-                unsigned n = 1 + rand_r(&seed) % SESSION_REPORT_MAX;
+                unsigned n = 1 + rand_r(&seed) % HINT_REPORT_MAX;
 
                 for (unsigned k = 0; k < n; k++) {
                         now += T;
                         /* from 1 ns to 20 targets */
-                        w[k] = (SessionWork) { now, 1 + (uint64_t) rand_r(&seed) % (20 * T) };
+                        w[k] = (HintWork) { now, 1 + (uint64_t) rand_r(&seed) % (20 * T) };
                 }
-                assert_int_equal(session_pid_report(&s, w, n, now), 0);
+                assert_int_equal(hint_controller_report(&s, w, n, now), 0);
                 assert_true(s.value >= c.low && s.value <= c.high);
-                assert_true(session_pid_output(&s, now) <= c.high);
+                assert_true(hint_controller_output(&s, now) <= c.high);
         }
         before = s;
-        w[0] = (SessionWork) { now, T };
-        assert_int_equal(session_pid_report(&s, w, 0, now), -EINVAL);
-        assert_int_equal(session_pid_report(&s, w, SESSION_REPORT_MAX + 1, now), -EINVAL);
-        w[1] = (SessionWork) { now, 0 };
-        assert_int_equal(session_pid_report(&s, w, 2, now), -EINVAL);
+        w[0] = (HintWork) { now, T };
+        assert_int_equal(hint_controller_report(&s, w, 0, now), -EINVAL);
+        assert_int_equal(hint_controller_report(&s, w, HINT_REPORT_MAX + 1, now), -EINVAL);
+        w[1] = (HintWork) { now, 0 };
+        assert_int_equal(hint_controller_report(&s, w, 2, now), -EINVAL);
         assert_memory_equal(&s, &before, sizeof(s));
-        assert_int_equal(session_pid_set_target(&s, SESSION_TARGET_MIN_NS - 1), -EINVAL);
-        assert_int_equal(session_pid_set_target(&s, SESSION_TARGET_MAX_NS + 1), -EINVAL);
-        assert_int_equal(session_pid_hint(&s, _SESSION_HINT_MAX, now), -EINVAL);
+        assert_int_equal(hint_controller_set_target(&s, HINT_TARGET_MIN_NS - 1), -EINVAL);
+        assert_int_equal(hint_controller_set_target(&s, HINT_TARGET_MAX_NS + 1), -EINVAL);
+        assert_int_equal(hint_controller_hint(&s, _HINT_KIND_MAX, now), -EINVAL);
         assert_memory_equal(&s, &before, sizeof(s));
-        assert_int_equal(session_pid_init(&s, &c, 0, 0), -EINVAL);
-        sessions_config_done(&c);
+        assert_int_equal(hint_controller_init(&s, &c, 0, 0), -EINVAL);
+        hint_config_done(&c);
 }
 
 /*
@@ -174,23 +174,23 @@ static void test_bounds_and_bad_reports(void **state) {
  * frame by frame and in batches of 8 frames.
  */
 static void test_reference_gains_converge(void **state) {
-        SessionsConfig c;
-        SessionPid s;
+        HintConfig c;
+        HintController s;
         Plant p = plant_meeting_at(8.0, 700.0);
         uint64_t now = 0;
         int r;
 
         (void) state;
-        sessions_config_init(&c);
+        hint_config_init(&c);
         assert_true(plant_frame_ms(&p, c.initial) > 1.9 * T / 1e6);
         for (unsigned batch = 1; batch <= 8; batch += 7) {
-                assert_int_equal(session_pid_init(&s, &c, T, now), 0);
+                assert_int_equal(hint_controller_init(&s, &c, T, now), 0);
                 r = converge(&s, &p, batch, &now, 0.03, 30, 60, 15);
                 print_message("reference gains, batches of %u: within 3%% from report %d\n",
                               batch, r);
                 assert_true(r >= 0 && r <= 12);
         }
-        sessions_config_done(&c);
+        hint_config_done(&c);
 }
 
 /*
@@ -203,34 +203,34 @@ static void test_reference_gains_converge(void **state) {
  * it was.
  */
 static void test_cpu_bound_gains_converge(void **state) {
-        SessionsConfig c;
-        SessionPid s;
+        HintConfig c;
+        HintController s;
         Plant p = plant_meeting_at(0.0, 700.0);
         uint64_t now = 0;
         unsigned heavy;
         int r;
 
         (void) state;
-        sessions_config_init(&c);
+        hint_config_init(&c);
         /* the reference gains do not settle on this frame */
-        assert_int_equal(session_pid_init(&s, &c, T, now), 0);
+        assert_int_equal(hint_controller_init(&s, &c, T, now), 0);
         assert_int_equal(converge(&s, &p, 1, &now, 0.03, 30, 60, 1024), -1);
         c.p_over = 1.5;
         c.p_under = 1.0;
         c.d_over = 0.0;
-        assert_int_equal(session_pid_init(&s, &c, T, now), 0);
+        assert_int_equal(hint_controller_init(&s, &c, T, now), 0);
         r = converge(&s, &p, 1, &now, 0.03, 30, 60, 6);
         print_message("CPU-bound gains, heavy frame: within 3%% from report %d\n", r);
         assert_true(r >= 0 && r <= 20);
-        heavy = session_pid_output(&s, now);
+        heavy = hint_controller_output(&s, now);
 
         p.cycles /= 2;
         r = converge(&s, &p, 1, &now, 0.05, 30, 80, 10);
         print_message("CPU-bound gains, half the work: within 5%% from report %d, output %u (was %u)\n",
-                      r, session_pid_output(&s, now), heavy);
+                      r, hint_controller_output(&s, now), heavy);
         assert_true(r >= 0 && r <= 40);
-        assert_true(session_pid_output(&s, now) < heavy * 6 / 10);
-        sessions_config_done(&c);
+        assert_true(hint_controller_output(&s, now) < heavy * 6 / 10);
+        hint_config_done(&c);
 }
 
 /*
@@ -241,137 +241,137 @@ static void test_cpu_bound_gains_converge(void **state) {
  * integrated, not in 60), unwinding only what it integrated on its way up.
  */
 static void test_no_windup_at_the_bound(void **state) {
-        SessionsConfig c;
-        SessionPid s;
+        HintConfig c;
+        HintController s;
         Plant p = plant_meeting_at(8.0, 1200.0);
         uint64_t now = 0;
         int r;
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(session_pid_init(&s, &c, T, now), 0);
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&s, &c, T, now), 0);
         for (int i = 0; i < 50; i++)
                 assert_true(step(&s, &p, 1, &now) > T / 1e6);
-        assert_int_equal(session_pid_output(&s, now), c.high);
+        assert_int_equal(hint_controller_output(&s, now), c.high);
         p = plant_meeting_at(8.0, 700.0);
         r = converge(&s, &p, 1, &now, 0.03, 20, 60, 15);
         print_message("after 50 reports at the high bound: within 3%% from report %d\n", r);
         assert_true(r >= 0 && r <= 30);
-        sessions_config_done(&c);
+        hint_config_done(&c);
 }
 
 static void test_stale(void **state) {
-        SessionsConfig c;
-        SessionPid s;
-        SessionWork w = { .timestamp_ns = T, .actual_ns = 3 * T };
+        HintConfig c;
+        HintController s;
+        HintWork w = { .timestamp_ns = T, .actual_ns = 3 * T };
         uint64_t stale;
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(session_pid_init(&s, &c, T, 0), 0);
-        assert_int_equal(session_pid_report(&s, &w, 1, T), 0);
-        assert_int_equal(session_pid_output(&s, T), c.high);
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
+        assert_int_equal(hint_controller_report(&s, &w, 1, T), 0);
+        assert_int_equal(hint_controller_output(&s, T), c.high);
         /* stale once 10 targets pass without a report */
         stale = T + 10 * T;
-        assert_int_equal(session_pid_next_change(&s, T), stale);
-        assert_false(session_pid_is_stale(&s, stale - 1));
-        assert_int_equal(session_pid_output(&s, stale - 1), c.high);
-        assert_true(session_pid_is_stale(&s, stale));
-        assert_int_equal(session_pid_output(&s, stale), c.low);
-        assert_int_equal(session_pid_next_change(&s, stale), 0);
+        assert_int_equal(hint_controller_next_change(&s, T), stale);
+        assert_false(hint_controller_is_stale(&s, stale - 1));
+        assert_int_equal(hint_controller_output(&s, stale - 1), c.high);
+        assert_true(hint_controller_is_stale(&s, stale));
+        assert_int_equal(hint_controller_output(&s, stale), c.low);
+        assert_int_equal(hint_controller_next_change(&s, stale), 0);
         /* the next report goes on from the value, not from the low bound */
-        w = (SessionWork) { .timestamp_ns = stale + T, .actual_ns = T };
-        assert_int_equal(session_pid_report(&s, &w, 1, stale + T), 0);
-        assert_false(session_pid_is_stale(&s, stale + T));
-        assert_true(session_pid_output(&s, stale + T) > c.high / 2);
-        sessions_config_done(&c);
+        w = (HintWork) { .timestamp_ns = stale + T, .actual_ns = T };
+        assert_int_equal(hint_controller_report(&s, &w, 1, stale + T), 0);
+        assert_false(hint_controller_is_stale(&s, stale + T));
+        assert_true(hint_controller_output(&s, stale + T) > c.high / 2);
+        hint_config_done(&c);
 }
 
 static void test_hints(void **state) {
-        SessionsConfig c;
-        SessionPid s;
-        SessionWork w = { .timestamp_ns = T, .actual_ns = T - 2000000 };
-        SessionHint h;
+        HintConfig c;
+        HintController s;
+        HintWork w = { .timestamp_ns = T, .actual_ns = T - 2000000 };
+        HintKind h;
         unsigned v;
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(session_pid_init(&s, &c, T, 0), 0);
-        assert_int_equal(session_pid_report(&s, &w, 1, T), 0);
-        v = session_pid_output(&s, T);
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
+        assert_int_equal(hint_controller_report(&s, &w, 1, T), 0);
+        v = hint_controller_output(&s, T);
         assert_int_equal(v, 37);        /* 100 + 3 * -20 + 0.001 * -20 * 166 */
 
         /* load-up: the high bound for two targets, then the value again */
-        assert_int_equal(session_hint_from_string("load-up", &h), 0);
-        assert_int_equal(session_pid_hint(&s, h, 2 * T), 0);
-        assert_int_equal(session_pid_output(&s, 2 * T), c.high);
-        assert_int_equal(session_pid_output(&s, 4 * T - 1), c.high);
-        assert_int_equal(session_pid_next_change(&s, 2 * T), 4 * T);
-        assert_int_equal(session_pid_output(&s, 4 * T), v);
+        assert_int_equal(hint_kind_from_string("load-up", &h), 0);
+        assert_int_equal(hint_controller_hint(&s, h, 2 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 2 * T), c.high);
+        assert_int_equal(hint_controller_output(&s, 4 * T - 1), c.high);
+        assert_int_equal(hint_controller_next_change(&s, 2 * T), 4 * T);
+        assert_int_equal(hint_controller_output(&s, 4 * T), v);
 
         /* load-down: the low bound, and the controller goes on from there */
-        assert_int_equal(session_hint_from_string("load-down", &h), 0);
-        assert_int_equal(session_pid_hint(&s, h, 5 * T), 0);
-        assert_int_equal(session_pid_output(&s, 5 * T), c.low);
+        assert_int_equal(hint_kind_from_string("load-down", &h), 0);
+        assert_int_equal(hint_controller_hint(&s, h, 5 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 5 * T), c.low);
 
         /* load-reset: the initial value, nothing left of the history: a
          * report on target changes nothing */
-        assert_int_equal(session_hint_from_string("load-reset", &h), 0);
-        assert_int_equal(session_pid_hint(&s, h, 6 * T), 0);
-        assert_int_equal(session_pid_output(&s, 6 * T), c.initial);
-        w = (SessionWork) { .timestamp_ns = 7 * T, .actual_ns = T };
-        assert_int_equal(session_pid_report(&s, &w, 1, 7 * T), 0);
-        assert_int_equal(session_pid_output(&s, 7 * T), c.initial);
+        assert_int_equal(hint_kind_from_string("load-reset", &h), 0);
+        assert_int_equal(hint_controller_hint(&s, h, 6 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 6 * T), c.initial);
+        w = (HintWork) { .timestamp_ns = 7 * T, .actual_ns = T };
+        assert_int_equal(hint_controller_report(&s, &w, 1, 7 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 7 * T), c.initial);
 
-        assert_int_equal(session_hint_from_string("load-sideways", &h), -EINVAL);
-        assert_int_equal(session_hint_from_string("", &h), -EINVAL);
-        sessions_config_done(&c);
+        assert_int_equal(hint_kind_from_string("load-sideways", &h), -EINVAL);
+        assert_int_equal(hint_kind_from_string("", &h), -EINVAL);
+        hint_config_done(&c);
 }
 
 static void test_config_keys(void **state) {
-        SessionsConfig c, before;
+        HintConfig c, before;
         char *msg = NULL;
 
         (void) state;
-        sessions_config_init(&c);
-        assert_int_equal(sessions_config_parse_key(&c, "ProportionalOver", "2.5", "f", 3, &msg), 0);
+        hint_config_init(&c);
+        assert_int_equal(hint_config_parse_key(&c, "ProportionalOver", "2.5", "f", 3, &msg), 0);
         assert_true(c.p_over == 2.5);
-        assert_int_equal(sessions_config_parse_key(&c, "IntegralLow", "-30", "f", 4, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "IntegralLow", "-30", "f", 4, &msg), 0);
         assert_int_equal(c.i_low, -30);
-        assert_int_equal(sessions_config_parse_key(&c, "High", "512", "f", 5, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "High", "512", "f", 5, &msg), 0);
         assert_int_equal(c.high, 512);
         assert_string_equal(c.bounds_file, "f");
         assert_int_equal(c.bounds_line, 5);
 
         before = c;
-        assert_int_equal(sessions_config_parse_key(&c, "ProportionalOver", "fast", "f", 6, &msg),
+        assert_int_equal(hint_config_parse_key(&c, "ProportionalOver", "fast", "f", 6, &msg),
                          -EINVAL);
         assert_string_equal(msg, "ProportionalOver=fast: not a number");
         free(msg);
-        assert_int_equal(sessions_config_parse_key(&c, "Integral", "nan", "f", 6, &msg), -EINVAL);
+        assert_int_equal(hint_config_parse_key(&c, "Integral", "nan", "f", 6, &msg), -EINVAL);
         free(msg);
-        assert_int_equal(sessions_config_parse_key(&c, "DerivativeOver", "-1", "f", 6, &msg),
+        assert_int_equal(hint_config_parse_key(&c, "DerivativeOver", "-1", "f", 6, &msg),
                          -ERANGE);
         assert_string_equal(msg, "DerivativeOver=-1: value out of range 0..100000");
         free(msg);
-        assert_int_equal(sessions_config_parse_key(&c, "IntegralHigh", "-5", "f", 6, &msg), -ERANGE);
+        assert_int_equal(hint_config_parse_key(&c, "IntegralHigh", "-5", "f", 6, &msg), -ERANGE);
         free(msg);
-        assert_int_equal(sessions_config_parse_key(&c, "High", "1025", "f", 6, &msg), -ERANGE);
+        assert_int_equal(hint_config_parse_key(&c, "High", "1025", "f", 6, &msg), -ERANGE);
         free(msg);
-        assert_int_equal(sessions_config_parse_key(&c, "StaleTargets", "0", "f", 6, &msg), -ERANGE);
+        assert_int_equal(hint_config_parse_key(&c, "StaleTargets", "0", "f", 6, &msg), -ERANGE);
         free(msg);
-        assert_int_equal(sessions_config_parse_key(&c, "Gain", "1", "f", 6, &msg), -EINVAL);
+        assert_int_equal(hint_config_parse_key(&c, "Gain", "1", "f", 6, &msg), -EINVAL);
         assert_string_equal(msg, "unknown key 'Gain' in section [Sessions]");
         free(msg);
         assert_memory_equal(&c, &before, sizeof(c));
 
-        assert_int_equal(sessions_config_verify(&c, &msg), 0);
-        assert_int_equal(sessions_config_parse_key(&c, "Low", "200", "g", 9, &msg), 0);
-        assert_int_equal(sessions_config_parse_key(&c, "Initial", "150", "g", 10, &msg), 0);
-        assert_int_equal(sessions_config_verify(&c, &msg), -EINVAL);
+        assert_int_equal(hint_config_verify(&c, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "Low", "200", "g", 9, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "Initial", "150", "g", 10, &msg), 0);
+        assert_int_equal(hint_config_verify(&c, &msg), -EINVAL);
         assert_string_equal(msg, "[Sessions] needs Low <= Initial <= High, got 200, 150, 512");
         free(msg);
-        sessions_config_done(&c);
+        hint_config_done(&c);
 }
 
 int main(void) {

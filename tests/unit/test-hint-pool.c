@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Work sessions on SchedTune without uclamp: the threads move alone into
+/* Hint sessions on SchedTune without uclamp: the threads move alone into
  * pool groups whose boost is the output's step, stay there when their
  * process is placed, go back to its group when they leave, and the pool
  * groups go at stop (and at start, after a crash). The cgroup tree is a
@@ -22,8 +22,8 @@ typedef struct Fixture {
         State *state;
         Backend *backend;
         sd_event *event;
-        SessionsConfig config;
-        WorkSessions w;
+        HintConfig config;
+        HintSessions w;
         pthread_t thread;
         int stop[2];
         pid_t tid;              /* a second thread of this process */
@@ -55,14 +55,14 @@ static void with_uclamp(Fixture *f, pid_t tid, unsigned v) {
         write_file(f->root, rel, "%u\n", v);
 }
 
-static void start(Fixture *f, SessionsActuator actuator) {
+static void start(Fixture *f, HintActuator actuator) {
         f->backend = backend_new(f->root, "/dev/stune", "/proc", f->state, false, &quiet);
         assert_non_null(f->backend);
         f->backend->vt = &backend_schedtune;
         assert_int_equal(f->backend->vt->start(f->backend, groups, N_GROUPS), 0);
         f->config.actuator = actuator;
-        assert_int_equal(work_sessions_init(&f->w, f->root, "/proc", f->event, &f->config, &quiet), 0);
-        work_sessions_set_backend(&f->w, f->backend);
+        assert_int_equal(hint_sessions_init(&f->w, f->root, "/proc", f->event, &f->config, &quiet), 0);
+        hint_sessions_set_backend(&f->w, f->backend);
 }
 
 static int setup(void **state) {
@@ -75,7 +75,7 @@ static int setup(void **state) {
         f->state = state_new(f->run);
         assert_non_null(f->state);
         assert_int_equal(sd_event_new(&f->event), 0);
-        sessions_config_init(&f->config);
+        hint_config_init(&f->config);
         assert_int_equal(pipe2(f->stop, O_CLOEXEC), 0);
         assert_int_equal(pthread_create(&f->thread, NULL, thread_body, f), 0);
         while (__atomic_load_n(&f->tid, __ATOMIC_SEQ_CST) == 0)
@@ -87,14 +87,14 @@ static int setup(void **state) {
 static int teardown(void **state) {
         Fixture *f = *state;
 
-        work_sessions_done(&f->w);
+        hint_sessions_done(&f->w);
         backend_free(f->backend);
         (void) write(f->stop[1], "x", 1);
         pthread_join(f->thread, NULL);
         close(f->stop[0]);
         close(f->stop[1]);
         sd_event_unref(f->event);
-        sessions_config_done(&f->config);
+        hint_config_done(&f->config);
         state_free(f->state);
         tmpdir_free(f->root);
         free(f);
@@ -130,16 +130,16 @@ static void test_pool_boost_steps(void **state) {
  * moves, kept there when the process is placed, back home at the end. */
 static void test_auto_falls_back_to_the_pool(void **state) {
         Fixture *f = *state;
-        SessionWork over = { 1, 3 * T };
+        HintWork over = { 1, 3 * T };
         ProcessId self = { .pid = getpid() };
         uint32_t id;
 
-        start(f, SESSIONS_ACTUATOR_AUTO);
+        start(f, HINT_ACTUATOR_AUTO);
         no_uclamp(f, f->tid);
         assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
         assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &self), 0);
 
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                               (pid_t[]) { f->tid }, 1, T, &id), 0);
         assert_true(f->w.pool);
         /* the initial output, 100 of 1024: the first step */
@@ -147,7 +147,7 @@ static void test_auto_falls_back_to_the_pool(void **state) {
         assert_int_equal(stune_boost(f->root, "session.20"), 20);
         assert_true(backend_thread_claimed(f->backend, f->tid));
 
-        assert_int_equal(work_sessions_report(&f->w, id, ":1.1", &over, 1), 0);
+        assert_int_equal(hint_sessions_report(&f->w, id, ":1.1", &over, 1), 0);
         /* the high bound, 384: 37.5 %, the step above is 40 */
         assert_false(in_tasks(f, "session.20", f->tid));
         assert_true(in_tasks(f, "session.40", f->tid));
@@ -159,7 +159,7 @@ static void test_auto_falls_back_to_the_pool(void **state) {
         assert_true(in_tasks(f, "session.40", f->tid));
 
         /* the session ends: the thread goes to its process's group now */
-        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
         assert_false(in_tasks(f, "session.40", f->tid));
         assert_true(in_tasks(f, "performance", f->tid));
         assert_false(backend_thread_claimed(f->backend, f->tid));
@@ -175,11 +175,11 @@ static void test_auto_falls_back_to_the_pool(void **state) {
 static void test_uclamp_only(void **state) {
         Fixture *f = *state;
 
-        start(f, SESSIONS_ACTUATOR_UCLAMP);
+        start(f, HINT_ACTUATOR_UCLAMP);
         no_uclamp(f, f->tid);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                               (pid_t[]) { f->tid }, 1, T, NULL), -EOPNOTSUPP);
-        assert_int_equal(f->w.sessions.n, 0);
+        assert_int_equal(f->w.table.n, 0);
         assert_false(f->w.pool);
         assert_false(group_exists(f, "session.20"));
         assert_false(backend_thread_claimed(f->backend, f->tid));
@@ -191,14 +191,14 @@ static void test_schedtune_configured(void **state) {
         uint32_t id;
         char buf[64];
 
-        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
         with_uclamp(f, f->tid, 7);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                               (pid_t[]) { f->tid }, 1, T, &id), 0);
         assert_true(in_tasks(f, "session.20", f->tid));
         snprintf(buf, sizeof(buf), "proc/%d/util_min", (int) f->tid);
         assert_int_equal(read_int(f->root, buf), 7);
-        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
         assert_true(in_tasks(f, "root", f->tid));
         assert_int_equal(read_int(f->root, buf), 7);
 }
@@ -212,7 +212,7 @@ static void test_crash_leftovers(void **state) {
         write_file(f->root, "dev/stune/session.60/schedtune.boost", "60\n");
         empty_file(f->root, "dev/stune/session.60/cgroup.procs");
         write_file(f->root, "dev/stune/session.60/tasks", "%d\n", (int) f->tid);
-        start(f, SESSIONS_ACTUATOR_AUTO);
+        start(f, HINT_ACTUATOR_AUTO);
         assert_false(group_exists(f, "session.60"));
         assert_true(in_tasks(f, "root", f->tid));
 }
@@ -227,21 +227,21 @@ static void test_main_thread(void **state) {
         char g[CLASS_NAME_MAX];
         uint32_t id;
 
-        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
         assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
         assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &self), 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                               (pid_t[]) { getpid() }, 1, T, &id), 0);
         assert_true(in_tasks(f, "session.20", getpid()));
         assert_int_equal(f->backend->vt->group_of(f->backend, getpid(), g, sizeof(g)), 0);
         assert_string_equal(g, "interactive");
         /* a second thread joins: its home is the process's group, not the pool */
-        assert_int_equal(work_sessions_set_threads(&f->w, id, ":1.1", (pid_t[]) { getpid(), f->tid }, 2), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, id, ":1.1", (pid_t[]) { getpid(), f->tid }, 2), 0);
         assert_true(in_tasks(f, "session.20", f->tid));
         assert_int_equal(f->backend->vt->attach(f->backend, "performance", &self), 0);
         assert_true(in_tasks(f, "session.20", getpid()));
         assert_true(in_tasks(f, "session.20", f->tid));
-        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
         assert_true(in_tasks(f, "performance", getpid()));
         assert_true(in_tasks(f, "performance", f->tid));
         assert_false(group_exists(f, "session.20"));
@@ -252,10 +252,10 @@ static void test_failed_pool_move(void **state) {
         Fixture *f = *state;
 
         write_file(f->root, "dev/stune/session.20", "not a group\n");
-        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
-        assert_true(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
+        assert_true(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                          (pid_t[]) { f->tid }, 1, T, NULL) < 0);
-        assert_int_equal(f->w.sessions.n, 0);
+        assert_int_equal(f->w.table.n, 0);
         assert_false(backend_thread_claimed(f->backend, f->tid));
 }
 
@@ -266,13 +266,13 @@ static void test_stray_thread(void **state) {
         ProcessId self = { .pid = getpid() };
         uint32_t id;
 
-        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
         assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
         assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &self), 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                               (pid_t[]) { getpid() }, 1, T, &id), 0);
         write_file(f->root, "dev/stune/session.20/tasks", "%d\n%d\n", (int) getpid(), (int) f->tid);
-        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
         assert_true(in_tasks(f, "interactive", f->tid));
         assert_true(in_tasks(f, "interactive", getpid()));
         assert_false(group_exists(f, "session.20"));
@@ -290,7 +290,7 @@ static void test_crash_leftovers_placed(void **state) {
         write_file(f->root, "dev/stune/session.60/schedtune.boost", "60\n");
         empty_file(f->root, "dev/stune/session.60/cgroup.procs");
         write_file(f->root, "dev/stune/session.60/tasks", "%d\n", (int) f->tid);
-        start(f, SESSIONS_ACTUATOR_AUTO);
+        start(f, HINT_ACTUATOR_AUTO);
         assert_false(group_exists(f, "session.60"));
         assert_true(in_tasks(f, "performance", f->tid));
 }
@@ -304,13 +304,13 @@ static void test_pool_group_removed_after_exit(void **state) {
         uint32_t id;
         int i;
 
-        start(f, SESSIONS_ACTUATOR_SCHEDTUNE);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
                                               (pid_t[]) { f->tid }, 1, T, &id), 0);
         assert_true(in_tasks(f, "session.20", f->tid));
         /* a process of the group still exiting: rmdir says EBUSY */
         write_file(f->root, "dev/stune/session.20/cgroup.procs", "%d\n", 999999);
-        assert_int_equal(work_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
         assert_true(in_tasks(f, "root", f->tid));
         assert_true(group_exists(f, "session.20"));
         assert_true(backend_pool_busy(f->backend));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Work sessions applied to threads of a fake /proc: the largest output
+/* Hint sessions applied to threads of a fake /proc: the largest output
  * wins, values come back, gone threads are dropped, stale sessions fall
  * to the low bound on their timer. */
 #include "tests.h"
@@ -13,8 +13,8 @@ typedef struct Fixture {
         char *root;
         char proc[4096];
         sd_event *event;
-        SessionsConfig config;
-        WorkSessions w;
+        HintConfig config;
+        HintSessions w;
         unsigned changes;
 } Fixture;
 
@@ -54,7 +54,7 @@ static unsigned util_min(Fixture *f, pid_t tid) {
         return v;
 }
 
-static void on_output(void *userdata, const Session *x) {
+static void on_output(void *userdata, const HintSession *x) {
         Fixture *f = userdata;
 
         (void) x;
@@ -69,8 +69,8 @@ static int setup(void **state) {
         snprintf(f->proc, sizeof(f->proc), "%s/proc", f->root);
         mkdirs(f->root, "proc");
         assert_int_equal(sd_event_new(&f->event), 0);
-        sessions_config_init(&f->config);
-        assert_int_equal(work_sessions_init(&f->w, f->root, f->proc, f->event, &f->config, &quiet), 0);
+        hint_config_init(&f->config);
+        assert_int_equal(hint_sessions_init(&f->w, f->root, f->proc, f->event, &f->config, &quiet), 0);
         f->w.userdata = f;
         f->w.output_changed = on_output;
         *state = f;
@@ -80,9 +80,9 @@ static int setup(void **state) {
 static int teardown(void **state) {
         Fixture *f = *state;
 
-        work_sessions_done(&f->w);
+        hint_sessions_done(&f->w);
         sd_event_unref(f->event);
-        sessions_config_done(&f->config);
+        hint_config_done(&f->config);
         tmpdir_free(f->root);
         free(f);
         return 0;
@@ -90,74 +90,74 @@ static int teardown(void **state) {
 
 static void test_apply_and_give_back(void **state) {
         Fixture *f = *state;
-        SessionWork over = { 1, 3 * T };
+        HintWork over = { 1, 3 * T };
         uint32_t a, b;
 
         add_thread(f, 100, 100, 0);
         add_thread(f, 100, 101, 250);
         add_thread(f, 200, 201, 7);
         /* the threads must be the process's */
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 201 }, 2,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 201 }, 2,
                                               T, NULL), -ESRCH);
-        assert_int_equal(f->w.sessions.n, 0);
+        assert_int_equal(f->w.table.n, 0);
         assert_int_equal(util_min(f, 100), 0);
 
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 101 }, 2,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 101 }, 2,
                                               T, &a), 0);
         assert_int_equal(util_min(f, 100), 100);
         assert_int_equal(util_min(f, 101), 100);
-        assert_int_equal(work_sessions_create(&f->w, ":1.2", 1000, 200, false, (pid_t[]) { 201 }, 1, T, &b),
+        assert_int_equal(hint_sessions_create(&f->w, ":1.2", 1000, 200, false, (pid_t[]) { 201 }, 1, T, &b),
                          0);
         /* only the owner reports */
-        assert_int_equal(work_sessions_report(&f->w, a, ":1.2", &over, 1), -EPERM);
-        assert_int_equal(work_sessions_report(&f->w, 99, ":1.1", &over, 1), -ENOENT);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.2", &over, 1), -EPERM);
+        assert_int_equal(hint_sessions_report(&f->w, 99, ":1.1", &over, 1), -ENOENT);
         f->changes = 0;
-        assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), f->config.high);
         assert_int_equal(util_min(f, 101), f->config.high);
         assert_int_equal(util_min(f, 201), 100);
         assert_int_equal(f->changes, 1);
 
         /* SetThreads: 101 leaves and gets its 250 back */
-        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100 }, 1), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100 }, 1), 0);
         assert_int_equal(util_min(f, 101), 250);
-        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), -ESRCH);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), -ESRCH);
 
         /* a thread that is gone leaves its session */
         add_thread(f, 100, 102, 0);
-        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100, 102 }, 2), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100, 102 }, 2), 0);
         assert_int_equal(util_min(f, 102), f->config.high);
         remove_thread(f, 100, 102);
-        assert_int_equal(work_sessions_hint(&f->w, a, ":1.1", SESSION_HINT_LOAD_RESET), 0);
-        assert_int_equal(sessions_find(&f->w.sessions, a)->n_tids, 1);
+        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_RESET), 0);
+        assert_int_equal(hint_table_find(&f->w.table, a)->n_tids, 1);
         assert_int_equal(util_min(f, 100), f->config.initial);
         assert_int_equal(f->w.n_applied, 2);    /* 100 and 201 */
 
         /* closing gives the value back; a client's leaving closes all */
-        assert_int_equal(work_sessions_close(&f->w, b, ":1.1"), -EPERM);
-        assert_int_equal(work_sessions_close_owner(&f->w, ":1.2"), 1);
+        assert_int_equal(hint_sessions_close(&f->w, b, ":1.1"), -EPERM);
+        assert_int_equal(hint_sessions_close_owner(&f->w, ":1.2"), 1);
         assert_int_equal(util_min(f, 201), 7);
         assert_int_equal(f->w.n_applied, 1);
-        assert_int_equal(work_sessions_close(&f->w, a, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, a, ":1.1"), 0);
         assert_int_equal(util_min(f, 100), 0);
         assert_int_equal(f->w.n_applied, 0);
 }
 
 static void test_largest_output_and_reset(void **state) {
         Fixture *f = *state;
-        SessionWork over = { 1, 3 * T }, under = { 1, T / 2 };
+        HintWork over = { 1, 3 * T }, under = { 1, T / 2 };
         uint32_t a, b;
 
         add_thread(f, 100, 100, 0);
         add_thread(f, 100, 101, 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100, 101 }, 2, T,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100, 101 }, 2, T,
                                               &a), 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 101 }, 1, T, &b), 0);
-        assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
-        assert_int_equal(work_sessions_report(&f->w, b, ":1.1", &under, 1), 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 101 }, 1, T, &b), 0);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(hint_sessions_report(&f->w, b, ":1.1", &under, 1), 0);
         /* 101 takes the larger of the two */
         assert_int_equal(util_min(f, 101), f->config.high);
-        assert_int_equal(work_sessions_close(&f->w, a, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, a, ":1.1"), 0);
         assert_true(util_min(f, 101) < 100);
         /* 100 had 0: it is reset, which reads back as 0 */
         assert_int_equal(util_min(f, 100), 0);
@@ -173,61 +173,61 @@ static void test_threads_of_any_process_of_the_user(void **state) {
         add_thread(f, 300, 301, 0);
         write_file(f->root, "proc/201/status", "Name:\tx\nUid:\t1000\t1000\t1000\t1000\n");
         write_file(f->root, "proc/301/status", "Name:\ty\nUid:\t1001\t1001\t1001\t1001\n");
-        assert_false(work_sessions_threads_of(&f->w, 100, (pid_t[]) { 100, 201 }, 2));
-        assert_true(work_sessions_threads_of(&f->w, 100, (pid_t[]) { 100 }, 1));
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 201 }, 2,
+        assert_false(hint_sessions_threads_of(&f->w, 100, (pid_t[]) { 100, 201 }, 2));
+        assert_true(hint_sessions_threads_of(&f->w, 100, (pid_t[]) { 100 }, 1));
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 201 }, 2,
                                               T, &a), -ESRCH);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 100, 301 }, 2,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 100, 301 }, 2,
                                               T, &a), -ESRCH);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 100, 201 }, 2,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 100, 201 }, 2,
                                               T, &a), 0);
         assert_int_equal(util_min(f, 201), f->config.initial);
         /* SetThreads keeps the rule the session was made with */
-        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 301 }, 1), -ESRCH);
-        assert_int_equal(work_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 301 }, 1), -ESRCH);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), 0);
 }
 
 /* A reload's new bounds apply to the open sessions at once. */
 static void test_reconfigure(void **state) {
         Fixture *f = *state;
-        SessionWork over = { 1, 3 * T };
-        SessionsConfig c = f->config;
+        HintWork over = { 1, 3 * T };
+        HintConfig c = f->config;
         uint32_t a;
 
         add_thread(f, 100, 100, 0);
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, T, &a), 0);
-        assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, T, &a), 0);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), 384);
         c.high = 200;
         c.initial = 50;
-        work_sessions_reconfigure(&f->w, &c);
+        hint_sessions_reconfigure(&f->w, &c);
         assert_int_equal(util_min(f, 100), 200);
-        assert_int_equal(work_sessions_hint(&f->w, a, ":1.1", SESSION_HINT_LOAD_RESET), 0);
+        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_RESET), 0);
         assert_int_equal(util_min(f, 100), 50);
         c.low = 80;
         c.initial = 90;
-        work_sessions_reconfigure(&f->w, &c);
+        hint_sessions_reconfigure(&f->w, &c);
         assert_int_equal(util_min(f, 100), 80);
 }
 
 static void test_stale_on_the_timer(void **state) {
         Fixture *f = *state;
-        SessionWork over = { 1, 3 * 1000000ULL };
+        HintWork over = { 1, 3 * 1000000ULL };
         uint64_t deadline;
         uint32_t a;
 
         add_thread(f, 100, 100, 0);
         /* a 1 ms target: stale 10 ms after the last report */
-        assert_int_equal(work_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, 1000000ULL,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, 1000000ULL,
                                               &a), 0);
-        assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), f->config.high);
         deadline = now_usec() + 2000000;
         while (util_min(f, 100) != f->config.low && now_usec() < deadline)
                 assert_true(sd_event_run(f->event, 100000) >= 0);
         assert_int_equal(util_min(f, 100), f->config.low);
         /* the next report brings the value back */
-        assert_int_equal(work_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), f->config.high);
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Work-session bookkeeping: ownership, limits, threads, the rate limit. */
+/* Hint-session bookkeeping: ownership, limits, threads, the rate limit. */
 #include "tests.h"
 
 #include "hint-table.h"
@@ -7,187 +7,187 @@
 #define T 16666667ULL
 
 static void test_create_close(void **state) {
-        SessionsConfig c;
-        Sessions s;
-        Session *x = NULL, *y = NULL;
+        HintConfig c;
+        HintTable s;
+        HintSession *x = NULL, *y = NULL;
         pid_t tids[] = { 100, 101 };
         void *ud = NULL;
         unsigned out;
 
         (void) state;
-        sessions_config_init(&c);
-        sessions_init(&s, &c);
-        assert_int_equal(sessions_create(&s, ":1.5", 1000, 100, tids, 2, T, 0, &x), 0);
+        hint_config_init(&c);
+        hint_table_init(&s, &c);
+        assert_int_equal(hint_table_create(&s, ":1.5", 1000, 100, tids, 2, T, 0, &x), 0);
         assert_non_null(x);
         assert_int_equal(x->id, 1);
         x->userdata = (void *) 0x42;
-        assert_int_equal(sessions_create(&s, ":1.6", 1001, 200, (pid_t[]) { 101 }, 1, T, 0, &y),
+        assert_int_equal(hint_table_create(&s, ":1.6", 1001, 200, (pid_t[]) { 101 }, 1, T, 0, &y),
                          0);
         assert_int_equal(y->id, 2);
-        assert_ptr_equal(sessions_find(&s, 1), x);
-        assert_null(sessions_find(&s, 3));
+        assert_ptr_equal(hint_table_find(&s, 1), x);
+        assert_null(hint_table_find(&s, 3));
 
         /* both start at the initial output; thread 101 is in both */
-        assert_int_equal(sessions_thread_output(&s, 100, 0, &out), 0);
+        assert_int_equal(hint_table_thread_output(&s, 100, 0, &out), 0);
         assert_int_equal(out, c.initial);
-        assert_int_equal(sessions_thread_output(&s, 102, 0, &out), -ENOENT);
+        assert_int_equal(hint_table_thread_output(&s, 102, 0, &out), -ENOENT);
 
         /* only the owner closes (NULL: the manager) */
-        assert_int_equal(sessions_close(&s, 1, ":1.6", &ud), -EPERM);
-        assert_int_equal(sessions_close(&s, 9, ":1.5", &ud), -ENOENT);
-        assert_int_equal(sessions_close(&s, 1, ":1.5", &ud), 0);
+        assert_int_equal(hint_table_close(&s, 1, ":1.6", &ud), -EPERM);
+        assert_int_equal(hint_table_close(&s, 9, ":1.5", &ud), -ENOENT);
+        assert_int_equal(hint_table_close(&s, 1, ":1.5", &ud), 0);
         assert_ptr_equal(ud, (void *) 0x42);
-        assert_int_equal(sessions_close(&s, 1, ":1.5", &ud), -ENOENT);
-        assert_int_equal(sessions_thread_output(&s, 100, 0, &out), -ENOENT);
-        assert_int_equal(sessions_close(&s, 2, NULL, NULL), 0);
+        assert_int_equal(hint_table_close(&s, 1, ":1.5", &ud), -ENOENT);
+        assert_int_equal(hint_table_thread_output(&s, 100, 0, &out), -ENOENT);
+        assert_int_equal(hint_table_close(&s, 2, NULL, NULL), 0);
         assert_int_equal(s.n, 0);
 
         /* an id is not handed out again */
-        assert_int_equal(sessions_create(&s, ":1.5", 1000, 100, tids, 2, T, 0, &x), 0);
+        assert_int_equal(hint_table_create(&s, ":1.5", 1000, 100, tids, 2, T, 0, &x), 0);
         assert_int_equal(x->id, 3);
-        sessions_done(&s);
+        hint_table_done(&s);
 }
 
 static void test_bad_arguments(void **state) {
-        SessionsConfig c;
-        Sessions s;
-        pid_t many[SESSION_THREADS_MAX + 1];
+        HintConfig c;
+        HintTable s;
+        pid_t many[HINT_THREADS_MAX + 1];
 
         (void) state;
-        sessions_config_init(&c);
-        sessions_init(&s, &c);
+        hint_config_init(&c);
+        hint_table_init(&s, &c);
         for (size_t i = 0; i < ELEMENTSOF(many); i++)
                 many[i] = (pid_t) (100 + i);
-        assert_int_equal(sessions_create(&s, NULL, 0, 1, many, 1, T, 0, NULL), -EINVAL);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 0, many, 1, T, 0, NULL), -EINVAL);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, many, 0, T, 0, NULL), -EINVAL);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, many, ELEMENTSOF(many), T, 0, NULL),
+        assert_int_equal(hint_table_create(&s, NULL, 0, 1, many, 1, T, 0, NULL), -EINVAL);
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 0, many, 1, T, 0, NULL), -EINVAL);
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, many, 0, T, 0, NULL), -EINVAL);
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, many, ELEMENTSOF(many), T, 0, NULL),
                          -EINVAL);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, (pid_t[]) { 5, 0 }, 2, T, 0, NULL),
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, (pid_t[]) { 5, 0 }, 2, T, 0, NULL),
                          -EINVAL);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, (pid_t[]) { 5, 6, 5 }, 3, T, 0, NULL),
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, (pid_t[]) { 5, 6, 5 }, 3, T, 0, NULL),
                          -EINVAL);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, many, 1, 99999, 0, NULL), -EINVAL);
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, many, 1, 99999, 0, NULL), -EINVAL);
         assert_int_equal(s.n, 0);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, many, SESSION_THREADS_MAX, T, 0, NULL),
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, many, HINT_THREADS_MAX, T, 0, NULL),
                          0);
-        sessions_done(&s);
+        hint_table_done(&s);
 }
 
 static void test_limits(void **state) {
-        SessionsConfig c;
-        Sessions s;
+        HintConfig c;
+        HintTable s;
         pid_t t = 100;
         char owner[32];
 
         (void) state;
-        sessions_config_init(&c);
-        sessions_init(&s, &c);
-        for (unsigned i = 0; i < SESSIONS_PER_OWNER_MAX; i++)
-                assert_int_equal(sessions_create(&s, ":1.1", 1000, 1, &t, 1, T, 0, NULL), 0);
-        assert_int_equal(sessions_create(&s, ":1.1", 1000, 1, &t, 1, T, 0, NULL), -EUSERS);
+        hint_config_init(&c);
+        hint_table_init(&s, &c);
+        for (unsigned i = 0; i < HINT_SESSIONS_PER_OWNER_MAX; i++)
+                assert_int_equal(hint_table_create(&s, ":1.1", 1000, 1, &t, 1, T, 0, NULL), 0);
+        assert_int_equal(hint_table_create(&s, ":1.1", 1000, 1, &t, 1, T, 0, NULL), -EUSERS);
         /* other clients of the same user, up to the user's limit */
-        for (unsigned i = SESSIONS_PER_OWNER_MAX; i < SESSIONS_PER_UID_MAX; i++) {
+        for (unsigned i = HINT_SESSIONS_PER_OWNER_MAX; i < HINT_SESSIONS_PER_UID_MAX; i++) {
                 snprintf(owner, sizeof(owner), ":1.%u", 100 + i);
-                assert_int_equal(sessions_create(&s, owner, 1000, 1, &t, 1, T, 0, NULL), 0);
+                assert_int_equal(hint_table_create(&s, owner, 1000, 1, &t, 1, T, 0, NULL), 0);
         }
-        assert_int_equal(sessions_create(&s, ":1.999", 1000, 1, &t, 1, T, 0, NULL), -EUSERS);
+        assert_int_equal(hint_table_create(&s, ":1.999", 1000, 1, &t, 1, T, 0, NULL), -EUSERS);
         /* another user is not held back by the first one */
-        assert_int_equal(sessions_create(&s, ":1.999", 1001, 1, &t, 1, T, 0, NULL), 0);
+        assert_int_equal(hint_table_create(&s, ":1.999", 1001, 1, &t, 1, T, 0, NULL), 0);
         /* root has no per-user limit, only the table's */
-        for (unsigned i = 0; s.n < SESSIONS_MAX; i++) {
+        for (unsigned i = 0; s.n < HINT_SESSIONS_MAX; i++) {
                 snprintf(owner, sizeof(owner), ":2.%u", i);
-                assert_int_equal(sessions_create(&s, owner, 0, 1, &t, 1, T, 0, NULL), 0);
+                assert_int_equal(hint_table_create(&s, owner, 0, 1, &t, 1, T, 0, NULL), 0);
         }
-        assert_int_equal(sessions_create(&s, ":3.1", 0, 1, &t, 1, T, 0, NULL), -EUSERS);
-        assert_int_equal(sessions_find_owner(&s, ":1.1"), 0);
-        assert_int_equal(sessions_find_owner(&s, ":9.9"), -ENOENT);
-        sessions_done(&s);
+        assert_int_equal(hint_table_create(&s, ":3.1", 0, 1, &t, 1, T, 0, NULL), -EUSERS);
+        assert_int_equal(hint_table_find_owner(&s, ":1.1"), 0);
+        assert_int_equal(hint_table_find_owner(&s, ":9.9"), -ENOENT);
+        hint_table_done(&s);
 }
 
 static void test_threads_and_largest_output(void **state) {
-        SessionsConfig c;
-        Sessions s;
-        Session *a, *b;
-        SessionWork over = { T, 3 * T };
+        HintConfig c;
+        HintTable s;
+        HintSession *a, *b;
+        HintWork over = { T, 3 * T };
         unsigned out;
 
         (void) state;
-        sessions_config_init(&c);
-        sessions_init(&s, &c);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, (pid_t[]) { 10, 11 }, 2, T, 0, &a), 0);
-        assert_int_equal(sessions_create(&s, ":1.2", 0, 2, (pid_t[]) { 11, 12 }, 2, T, 0, &b), 0);
-        assert_int_equal(sessions_report(b, &over, 1, T), 0);
+        hint_config_init(&c);
+        hint_table_init(&s, &c);
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, (pid_t[]) { 10, 11 }, 2, T, 0, &a), 0);
+        assert_int_equal(hint_table_create(&s, ":1.2", 0, 2, (pid_t[]) { 11, 12 }, 2, T, 0, &b), 0);
+        assert_int_equal(hint_table_report(b, &over, 1, T), 0);
         /* 11 is in both: the larger output wins */
-        assert_int_equal(sessions_thread_output(&s, 10, T, &out), 0);
+        assert_int_equal(hint_table_thread_output(&s, 10, T, &out), 0);
         assert_int_equal(out, c.initial);
-        assert_int_equal(sessions_thread_output(&s, 11, T, &out), 0);
+        assert_int_equal(hint_table_thread_output(&s, 11, T, &out), 0);
         assert_int_equal(out, c.high);
         /* whatever the order of the sessions */
-        assert_int_equal(sessions_create(&s, ":1.3", 0, 3, (pid_t[]) { 11 }, 1, T, T, NULL), 0);
-        assert_int_equal(sessions_thread_output(&s, 11, T, &out), 0);
+        assert_int_equal(hint_table_create(&s, ":1.3", 0, 3, (pid_t[]) { 11 }, 1, T, T, NULL), 0);
+        assert_int_equal(hint_table_thread_output(&s, 11, T, &out), 0);
         assert_int_equal(out, c.high);
-        assert_int_equal(sessions_close(&s, 3, ":1.3", NULL), 0);
+        assert_int_equal(hint_table_close(&s, 3, ":1.3", NULL), 0);
         /* a thread that exits leaves every session */
-        assert_int_equal(sessions_forget_thread(&s, 11), 2);
-        assert_int_equal(sessions_thread_output(&s, 11, T, &out), -ENOENT);
+        assert_int_equal(hint_table_forget_thread(&s, 11), 2);
+        assert_int_equal(hint_table_thread_output(&s, 11, T, &out), -ENOENT);
         assert_int_equal(a->n_tids, 1);
         assert_int_equal(a->tids[0], 10);
-        assert_int_equal(sessions_forget_thread(&s, 11), 0);
+        assert_int_equal(hint_table_forget_thread(&s, 11), 0);
         /* SetThreads replaces the list, with creation's rules */
-        assert_int_equal(sessions_set_threads(a, (pid_t[]) { 20, 20 }, 2), -EINVAL);
+        assert_int_equal(hint_table_set_threads(a, (pid_t[]) { 20, 20 }, 2), -EINVAL);
         assert_int_equal(a->n_tids, 1);
-        assert_int_equal(sessions_set_threads(a, (pid_t[]) { 20, 21, 12 }, 3), 0);
-        assert_int_equal(sessions_thread_output(&s, 10, T, &out), -ENOENT);
-        assert_int_equal(sessions_thread_output(&s, 12, T, &out), 0);
+        assert_int_equal(hint_table_set_threads(a, (pid_t[]) { 20, 21, 12 }, 3), 0);
+        assert_int_equal(hint_table_thread_output(&s, 10, T, &out), -ENOENT);
+        assert_int_equal(hint_table_thread_output(&s, 12, T, &out), 0);
         assert_int_equal(out, c.high);
         /* a turns stale 10 targets after its creation, b 10 after its
          * report: then 12 runs at the low bound */
-        assert_int_equal(sessions_next_change(&s, T), 10 * T);
-        assert_int_equal(sessions_next_change(&s, 10 * T), 11 * T);
-        assert_int_equal(sessions_thread_output(&s, 12, 11 * T - 1, &out), 0);
+        assert_int_equal(hint_table_next_change(&s, T), 10 * T);
+        assert_int_equal(hint_table_next_change(&s, 10 * T), 11 * T);
+        assert_int_equal(hint_table_thread_output(&s, 12, 11 * T - 1, &out), 0);
         assert_int_equal(out, c.high);
-        assert_int_equal(sessions_thread_output(&s, 12, 11 * T, &out), 0);
+        assert_int_equal(hint_table_thread_output(&s, 12, 11 * T, &out), 0);
         assert_int_equal(out, c.low);
-        assert_int_equal(sessions_next_change(&s, 11 * T), 0);
-        sessions_done(&s);
+        assert_int_equal(hint_table_next_change(&s, 11 * T), 0);
+        hint_table_done(&s);
 }
 
 static void test_rate_limit(void **state) {
-        SessionsConfig c;
-        Sessions s;
-        Session *x;
-        SessionWork w = { T, T };
-        SessionPid before;
+        HintConfig c;
+        HintTable s;
+        HintSession *x;
+        HintWork w = { T, T };
+        HintController before;
         uint64_t now = 0;
 
         (void) state;
-        sessions_config_init(&c);
-        sessions_init(&s, &c);
-        assert_int_equal(sessions_create(&s, ":1.1", 0, 1, (pid_t[]) { 10 }, 1, T, now, &x), 0);
+        hint_config_init(&c);
+        hint_table_init(&s, &c);
+        assert_int_equal(hint_table_create(&s, ":1.1", 0, 1, (pid_t[]) { 10 }, 1, T, now, &x), 0);
         /* a burst of 10, then nothing until the bucket refills */
-        for (unsigned i = 0; i < SESSION_REPORT_BURST; i++)
-                assert_int_equal(sessions_report(x, &w, 1, now), 0);
+        for (unsigned i = 0; i < HINT_REPORT_BURST; i++)
+                assert_int_equal(hint_table_report(x, &w, 1, now), 0);
         before = x->ctl;
-        assert_int_equal(sessions_report(x, &w, 1, now), -EBUSY);
-        assert_int_equal(sessions_report(x, &w, 1, now + SESSION_REPORT_INTERVAL_NS - 1), -EBUSY);
+        assert_int_equal(hint_table_report(x, &w, 1, now), -EBUSY);
+        assert_int_equal(hint_table_report(x, &w, 1, now + HINT_REPORT_INTERVAL_NS - 1), -EBUSY);
         assert_memory_equal(&x->ctl, &before, sizeof(before));
         /* one report per interval from then on */
-        now += SESSION_REPORT_INTERVAL_NS;
-        assert_int_equal(sessions_report(x, &w, 1, now), 0);
-        assert_int_equal(sessions_report(x, &w, 1, now), -EBUSY);
+        now += HINT_REPORT_INTERVAL_NS;
+        assert_int_equal(hint_table_report(x, &w, 1, now), 0);
+        assert_int_equal(hint_table_report(x, &w, 1, now), -EBUSY);
         /* a bad report costs nothing */
-        now += 3 * SESSION_REPORT_INTERVAL_NS;
-        assert_int_equal(sessions_report(x, &w, 0, now), -EINVAL);
+        now += 3 * HINT_REPORT_INTERVAL_NS;
+        assert_int_equal(hint_table_report(x, &w, 0, now), -EINVAL);
         for (unsigned i = 0; i < 3; i++)
-                assert_int_equal(sessions_report(x, &w, 1, now), 0);
-        assert_int_equal(sessions_report(x, &w, 1, now), -EBUSY);
+                assert_int_equal(hint_table_report(x, &w, 1, now), 0);
+        assert_int_equal(hint_table_report(x, &w, 1, now), -EBUSY);
         /* a long pause refills the whole bucket, no more */
-        now += 1000 * SESSION_REPORT_INTERVAL_NS;
-        for (unsigned i = 0; i < SESSION_REPORT_BURST; i++)
-                assert_int_equal(sessions_report(x, &w, 1, now), 0);
-        assert_int_equal(sessions_report(x, &w, 1, now), -EBUSY);
-        sessions_done(&s);
+        now += 1000 * HINT_REPORT_INTERVAL_NS;
+        for (unsigned i = 0; i < HINT_REPORT_BURST; i++)
+                assert_int_equal(hint_table_report(x, &w, 1, now), 0);
+        assert_int_equal(hint_table_report(x, &w, 1, now), -EBUSY);
+        hint_table_done(&s);
 }
 
 int main(void) {

@@ -85,7 +85,7 @@ static void test_probe_and_clamp(void **state) {
         tmpdir_free(root);
 }
 
-/* A work session's thread keeps its own uclamp.min while its group's
+/* A hint session's thread keeps its own uclamp.min while its group's
  * boost changes, and gets the group's when the session lets it go. */
 static void test_session_thread_left_alone(void **state) {
         char *root = tmpdir_new(), run[4096];

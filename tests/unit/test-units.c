@@ -387,7 +387,7 @@ static void test_children_inherit(void **state) {
         placer_games_clear(&f->m->placer, "");
         assert_true(in_group(f, "background", child));
         /* a game two sources reported (the system bus's GameMode and a
-         * session agent) stays one until both let it go */
+         * agent) stays one until both let it go */
         assert_int_equal(placer_game_register(&f->m->placer, parent, ""), 0);
         assert_int_equal(placer_game_register(&f->m->placer, parent, ":1.5"), 0);
         assert_int_equal(placer_games_of(&f->m->placer, ":1.5"), 1);
