@@ -112,6 +112,13 @@ int backend_thread_release(Backend *b, pid_t tid) {
         return r == -ESRCH ? 0 : r;
 }
 
+void backend_thread_forget(Backend *b, pid_t tid) {
+        BackendThread *t = backend_thread_find(b, tid);
+
+        if (t)
+                thread_forget(b, t);
+}
+
 void backend_threads_moved(Backend *b, pid_t pid, const char *group) {
         for (size_t i = 0; i < b->n_threads; i++) {
                 BackendThread *t = &b->threads[i];

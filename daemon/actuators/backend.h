@@ -168,6 +168,9 @@ int backend_thread_pool(Backend *b, pid_t tid, unsigned boost);
  * with no claimed thread removed; on the uclamp backend its group's
  * util_min. */
 int backend_thread_release(Backend *b, pid_t tid);
+/* The claimed thread exited, and its TID may be another thread's now:
+ * forgotten, nothing moved or written for it. */
+void backend_thread_forget(Backend *b, pid_t tid);
 /* Its process was moved into group (which moved every thread): the
  * claimed threads' home, and back into their pool groups. */
 void backend_threads_moved(Backend *b, pid_t pid, const char *group);

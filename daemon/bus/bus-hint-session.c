@@ -72,8 +72,8 @@ static int bus_target_error(uint64_t target, sd_bus_error *error) {
 static int bus_threads_error(int r, sd_bus_error *error) {
         if (r == -ESRCH)
                 return bus_error(error, r, BOOST_ERROR_NO_SUCH_PROCESS,
-                                 "Each thread must be a thread of the caller's process, or with "
-                                 "org.boostd.session-any of a process of the caller's user");
+                                 "Each thread must be of the caller's user, and of the caller's process "
+                                 "or, with org.boostd.session-any, of any process of that user");
         if (r == -EINVAL)
                 return bus_error(error, r, BOOST_ERROR_INVALID_ARGS, "A thread is named twice");
         if (r == -EOPNOTSUPP)

@@ -92,15 +92,6 @@ void hint_sessions_reconfigure(HintSessions *w, const HintConfig *config) {
         apply(w);
 }
 
-/* /proc/TID exists for every thread, listed or not. */
-static bool thread_alive(const HintSessions *w, pid_t tid) {
-        char p[PATH_MAX];
-        struct stat st;
-
-        snprintf(p, sizeof(p), "%s/%d", w->proc_root, (int) tid);
-        return stat(p, &st) == 0;
-}
-
 static bool thread_of(const HintSessions *w, pid_t pid, pid_t tid) {
         char p[PATH_MAX];
         struct stat st;
@@ -116,16 +107,35 @@ bool hint_sessions_threads_of(const HintSessions *w, pid_t pid, const pid_t *tid
         return true;
 }
 
-/* A thread the session may name: of its process, or with any of a
- * process of its user. */
-static bool thread_allowed(const HintSessions *w, pid_t pid, uid_t uid, bool any, pid_t tid) {
+/*
+ * A thread a session may name: its owner's (its real UID is the
+ * session's), and a thread of the session's process or, with any, of any
+ * process. The UID is what keeps another user's threads out: the client's
+ * PID comes from its connection's credentials, and once the client has
+ * exited (a child of it keeping the connection) that PID, or a TID, may
+ * be another user's process's. Its start time in *ret_start pins it.
+ */
+static int thread_allowed(const HintSessions *w, pid_t pid, uid_t uid, bool any, pid_t tid,
+                          uint64_t *ret_start) {
         uid_t owner;
 
+        *ret_start = 0;
         if (tid <= 0)
-                return true;    /* sessions.c words that error */
-        if (thread_of(w, pid, tid))
-                return true;
-        return any && proc_get_uid(w->proc_root, tid, &owner) >= 0 && owner == uid;
+                return 0;       /* hint-table.c words that error */
+        if (proc_get_uid(w->proc_root, tid, &owner) < 0 || owner != uid)
+                return -ESRCH;
+        if (!any && !thread_of(w, pid, tid))
+                return -ESRCH;
+        return proc_get_start_time(w->proc_root, tid, ret_start) < 0 ? -ESRCH : 0;
+}
+
+/* Still the thread that was named (its start time), and still uid's. */
+static bool thread_current(const HintSessions *w, pid_t tid, uint64_t start, uid_t uid) {
+        uint64_t now_start;
+        uid_t owner;
+
+        return proc_get_start_time(w->proc_root, tid, &now_start) >= 0 && now_start == start &&
+               proc_get_uid(w->proc_root, tid, &owner) >= 0 && owner == uid;
 }
 
 static AppliedThread *applied_find(HintSessions *w, pid_t tid) {
@@ -168,10 +178,20 @@ done:
         return r;
 }
 
-/* A thread leaves its last session: its value back, or its own group. */
+/* A thread leaves its last session: its value back, or its own group;
+ * only if it is still the thread it was (a TID reused since is another's,
+ * and left alone). */
 static void release_thread(HintSessions *w, AppliedThread *a) {
+        uint64_t start;
         int r = 0;
 
+        if (proc_get_start_time(w->proc_root, a->tid, &start) < 0 || start != a->start) {
+                log_debug(w->log, "Thread %d exited: nothing to give back.", (int) a->tid);
+                if (w->backend)
+                        backend_thread_forget(w->backend, a->tid);
+                applied_remove(w, a);
+                return;
+        }
         if (!w->pool)
                 r = w->clamp->set(w->root, a->tid, a->previous == 0 ? THREAD_CLAMP_RESET : a->previous);
         /* whatever the kernel said, the thread is no session's now */
@@ -187,14 +207,20 @@ static void release_thread(HintSessions *w, AppliedThread *a) {
         applied_remove(w, a);
 }
 
-/* Gives one thread its output, remembering what it had before. */
-static int apply_thread(HintSessions *w, pid_t tid, uint64_t now) {
+/* Gives one thread (tid, started at start) its output, remembering what
+ * it had before. */
+static int apply_thread(HintSessions *w, pid_t tid, uint64_t start, uint64_t now) {
         AppliedThread *a = applied_find(w, tid), *n;
         unsigned want, previous;
         int r;
 
-        if (!thread_alive(w, tid))
-                return -ESRCH;
+        if (a && a->start != start) {
+                /* what was given is an exited thread's: nothing to restore */
+                if (w->backend)
+                        backend_thread_forget(w->backend, tid);
+                applied_remove(w, a);
+                a = NULL;
+        }
         r = hint_table_thread_output(&w->table, tid, now, &want);
         if (r < 0)
                 return r;
@@ -208,7 +234,8 @@ static int apply_thread(HintSessions *w, pid_t tid, uint64_t now) {
                         return -ENOMEM;
                 w->applied = n;
                 a = &w->applied[w->n_applied++];
-                *a = (AppliedThread) { .tid = tid, .previous = previous, .applied = UINT_MAX };
+                *a = (AppliedThread) { .tid = tid, .start = start, .previous = previous,
+                                       .applied = UINT_MAX };
         }
         if (a->applied == want)
                 return 0;
@@ -237,14 +264,14 @@ static void apply(HintSessions *w) {
                 for (size_t j = 0; j < x->n_tids;) {
                         pid_t tid = x->tids[j];
 
-                        r = apply_thread(w, tid, now);
+                        /* checked again before every actuation: the same
+                         * thread, still the owner's */
+                        r = thread_current(w, tid, x->starts[j], x->uid) ?
+                                apply_thread(w, tid, x->starts[j], now) : -ESRCH;
                         if (r == -ESRCH) {
-                                AppliedThread *a = applied_find(w, tid);
-
-                                log_debug(w->log, "Thread %d of session %u is gone", (int) tid, x->id);
-                                (void) hint_table_forget_thread(&w->table, tid);
-                                if (a)
-                                        release_thread(w, a);
+                                log_debug(w->log, "Thread %d of hint session %u is gone, or not its owner's.",
+                                          (int) tid, x->id);
+                                hint_table_drop_thread(x, j);
                                 continue;       /* x->tids shifted down */
                         }
                         if (r < 0)
@@ -297,19 +324,28 @@ static void apply(HintSessions *w) {
 
 int hint_sessions_create(HintSessions *w, const char *owner, uid_t uid, pid_t pid, bool any,
                          const pid_t *tids, size_t n_tids, uint64_t target_ns, uint32_t *ret_id) {
+        uint64_t starts[HINT_THREADS_MAX], pid_start;
         HintSession *x;
         int r;
 
-        for (size_t i = 0; i < n_tids; i++)
-                if (!thread_allowed(w, pid, uid, any, tids[i]))
-                        return -ESRCH;
+        if (n_tids > HINT_THREADS_MAX)
+                return -EINVAL;
+        if (proc_get_start_time(w->proc_root, pid, &pid_start) < 0)
+                return -ESRCH;
+        for (size_t i = 0; i < n_tids; i++) {
+                r = thread_allowed(w, pid, uid, any, tids[i], &starts[i]);
+                if (r < 0)
+                        return r;
+        }
         r = hint_table_create(&w->table, owner, uid, pid, tids, n_tids, target_ns, now_ns(), &x);
         if (r < 0)
                 return r;
         x->any = any;
+        x->pid_start = pid_start;
+        hint_table_pin_threads(x, starts);
         x->published = hint_controller_output(&x->ctl, now_ns());
         /* a kernel without uclamp refuses the first thread: no session */
-        r = apply_thread(w, tids[0], now_ns());
+        r = apply_thread(w, tids[0], starts[0], now_ns());
         if (r < 0) {
                 uint32_t id = x->id;
 
@@ -389,18 +425,29 @@ int hint_sessions_set_target(HintSessions *w, uint32_t id, const char *owner, ui
 
 int hint_sessions_set_threads(HintSessions *w, uint32_t id, const char *owner, const pid_t *tids,
                               size_t n_tids) {
+        uint64_t starts[HINT_THREADS_MAX];
         HintSession *x;
         int r;
 
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n_tids; i++)
-                if (!thread_allowed(w, x->pid, x->uid, x->any, tids[i]))
-                        return -ESRCH;
+        if (n_tids > HINT_THREADS_MAX)
+                return -EINVAL;
+        /* "its own process" is the process that made the session, not one
+         * that took its PID since */
+        if (!x->any && process_id_is_current(w->proc_root,
+                                             &(ProcessId) { .pid = x->pid, .start_time = x->pid_start }) <= 0)
+                return -ESRCH;
+        for (size_t i = 0; i < n_tids; i++) {
+                r = thread_allowed(w, x->pid, x->uid, x->any, tids[i], &starts[i]);
+                if (r < 0)
+                        return r;
+        }
         r = hint_table_set_threads(x, tids, n_tids);
         if (r < 0)
                 return r;
+        hint_table_pin_threads(x, starts);
         apply(w);
         return 0;
 }

@@ -18,6 +18,7 @@
 
 typedef struct AppliedThread {
         pid_t tid;
+        uint64_t start;         /* its start time: a reused TID is not it */
         unsigned previous;      /* its uclamp.min before its first session */
         unsigned applied;       /* what it was given last */
 } AppliedThread;

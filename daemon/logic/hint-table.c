@@ -23,6 +23,7 @@ static HintSession *hint_session_free(HintSession *x) {
                 return NULL;
         free(x->owner);
         free(x->tids);
+        free(x->starts);
         free(x);
         return NULL;
 }
@@ -88,8 +89,9 @@ int hint_table_create(HintTable *s, const char *owner, uid_t uid, pid_t pid, con
         }
         x->owner = strdup(owner);
         x->tids = memdup(tids, n_tids * sizeof(pid_t));
+        x->starts = calloc(n_tids, sizeof(uint64_t));
         n = realloc(s->sessions, (s->n + 1) * sizeof(HintSession *));
-        if (!x->owner || !x->tids || !n) {
+        if (!x->owner || !x->tids || !x->starts || !n) {
                 if (n)
                         s->sessions = n;
                 hint_session_free(x);
@@ -138,19 +140,35 @@ int hint_table_find_owner(const HintTable *s, const char *owner) {
 }
 
 int hint_table_set_threads(HintSession *x, const pid_t *tids, size_t n_tids) {
+        _cleanup_(freep) uint64_t *st = NULL;
         pid_t *t;
         int r;
 
         r = tids_valid(tids, n_tids);
         if (r < 0)
                 return r;
+        st = calloc(n_tids, sizeof(uint64_t));
         t = memdup(tids, n_tids * sizeof(pid_t));
-        if (!t)
+        if (!t || !st) {
+                free(t);
                 return -ENOMEM;
+        }
         free(x->tids);
+        free(x->starts);
         x->tids = t;
+        x->starts = TAKE_PTR(st);
         x->n_tids = n_tids;
         return 0;
+}
+
+void hint_table_pin_threads(HintSession *x, const uint64_t *starts) {
+        memcpy(x->starts, starts, x->n_tids * sizeof(uint64_t));
+}
+
+void hint_table_drop_thread(HintSession *x, size_t i) {
+        memmove(x->tids + i, x->tids + i + 1, (x->n_tids - i - 1) * sizeof(pid_t));
+        memmove(x->starts + i, x->starts + i + 1, (x->n_tids - i - 1) * sizeof(uint64_t));
+        x->n_tids--;
 }
 
 int hint_table_report(HintSession *x, const HintWork *work, size_t n, uint64_t now) {
@@ -182,9 +200,7 @@ unsigned hint_table_forget_thread(HintTable *s, pid_t tid) {
 
                 for (size_t j = 0; j < x->n_tids; j++)
                         if (x->tids[j] == tid) {
-                                memmove(x->tids + j, x->tids + j + 1,
-                                        (x->n_tids - j - 1) * sizeof(pid_t));
-                                x->n_tids--;
+                                hint_table_drop_thread(x, j);
                                 found++;
                                 break;
                         }

@@ -28,7 +28,10 @@ typedef struct HintSession {
         pid_t pid;              /* the client's process */
         bool any;               /* its threads may be of any process of
                                  * uid, not only of pid */
+        uint64_t pid_start;     /* its start time: pid is pinned by it */
         pid_t *tids;
+        uint64_t *starts;       /* each thread's start time when it was
+                                 * named, 0 until hint_table_pin_threads() */
         size_t n_tids;
         HintController ctl;
         unsigned published;     /* the output last told to the bus */
@@ -63,8 +66,18 @@ int hint_table_close(HintTable *s, uint32_t id, const char *owner, void **ret_us
  * one by one when the owner leaves the bus. */
 int hint_table_find_owner(const HintTable *s, const char *owner);
 
-/* The session's threads become tids (same rules as at creation). */
+/* The session's threads become tids (same rules as at creation),
+ * unpinned. */
 int hint_table_set_threads(HintSession *x, const pid_t *tids, size_t n_tids);
+
+/* The start times of the session's threads, in the order of x->tids,
+ * taken when they were named: a TID is that thread, not one that took
+ * its number after it exited. */
+void hint_table_pin_threads(HintSession *x, const uint64_t *starts);
+
+/* Removes the i-th thread of x (one that is gone, or no longer its
+ * owner's). */
+void hint_table_drop_thread(HintSession *x, size_t i);
 
 /* A report: -EBUSY past the rate limit (nothing changes), else what
  * hint_controller_report() returns. */

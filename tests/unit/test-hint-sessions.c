@@ -18,8 +18,16 @@ typedef struct Fixture {
         unsigned changes;
 } Fixture;
 
-/* Thread tid of process pid, with uclamp.min v. */
-static void add_thread(Fixture *f, pid_t pid, pid_t tid, unsigned v) {
+static bool file_exists(const char *root, const char *rel) {
+        char p[4096];
+
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        return access(p, F_OK) == 0;
+}
+
+/* Thread tid of process pid, of user uid, started at start (field 22 of
+ * its stat), with uclamp.min v. */
+static void put_thread(Fixture *f, pid_t pid, pid_t tid, uid_t uid, unsigned start, unsigned v) {
         char rel[128];
 
         snprintf(rel, sizeof(rel), "proc/%d/task/%d", (int) pid, (int) tid);
@@ -28,12 +36,31 @@ static void add_thread(Fixture *f, pid_t pid, pid_t tid, unsigned v) {
         mkdirs(f->root, rel);
         snprintf(rel, sizeof(rel), "proc/%d/util_min", (int) tid);
         write_file(f->root, rel, "%u\n", v);
+        snprintf(rel, sizeof(rel), "proc/%d/status", (int) tid);
+        write_file(f->root, rel, "Name:\tt\nUid:\t%u\t%u\t%u\t%u\n", (unsigned) uid, (unsigned) uid,
+                   (unsigned) uid, (unsigned) uid);
+        snprintf(rel, sizeof(rel), "proc/%d/stat", (int) tid);
+        write_file(f->root, rel, "%d (t) S 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 %u\n", (int) tid, start);
+        /* its process, started when its main thread did */
+        snprintf(rel, sizeof(rel), "proc/%d/stat", (int) pid);
+        if (pid != tid && !file_exists(f->root, rel))
+                write_file(f->root, rel, "%d (t) S 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 %u\n", (int) pid,
+                           (unsigned) pid);
+}
+
+/* Thread tid of process pid, of UID 1000, with uclamp.min v. */
+static void add_thread(Fixture *f, pid_t pid, pid_t tid, unsigned v) {
+        put_thread(f, pid, tid, 1000, (unsigned) tid, v);
 }
 
 static void remove_thread(Fixture *f, pid_t pid, pid_t tid) {
         char p[4096];
 
         snprintf(p, sizeof(p), "%s/proc/%d/util_min", f->root, (int) tid);
+        assert_int_equal(unlink(p), 0);
+        snprintf(p, sizeof(p), "%s/proc/%d/status", f->root, (int) tid);
+        assert_int_equal(unlink(p), 0);
+        snprintf(p, sizeof(p), "%s/proc/%d/stat", f->root, (int) tid);
         assert_int_equal(unlink(p), 0);
         snprintf(p, sizeof(p), "%s/proc/%d/task/%d", f->root, (int) pid, (int) tid);
         assert_int_equal(rmdir(p), 0);
@@ -150,9 +177,9 @@ static void test_largest_output_and_reset(void **state) {
 
         add_thread(f, 100, 100, 0);
         add_thread(f, 100, 101, 0);
-        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100, 101 }, 2, T,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 101 }, 2, T,
                                               &a), 0);
-        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 101 }, 1, T, &b), 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 101 }, 1, T, &b), 0);
         assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(hint_sessions_report(&f->w, b, ":1.1", &under, 1), 0);
         /* 101 takes the larger of the two */
@@ -195,7 +222,7 @@ static void test_reconfigure(void **state) {
         uint32_t a;
 
         add_thread(f, 100, 100, 0);
-        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, T, &a), 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100 }, 1, T, &a), 0);
         assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), 384);
         c.high = 200;
@@ -218,7 +245,7 @@ static void test_stale_on_the_timer(void **state) {
 
         add_thread(f, 100, 100, 0);
         /* a 1 ms target: stale 10 ms after the last report */
-        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 0, 100, false, (pid_t[]) { 100 }, 1, 1000000ULL,
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100 }, 1, 1000000ULL,
                                               &a), 0);
         assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
         assert_int_equal(util_min(f, 100), f->config.high);
@@ -231,6 +258,88 @@ static void test_stale_on_the_timer(void **state) {
         assert_int_equal(util_min(f, 100), f->config.high);
 }
 
+/* A client's PID comes from its connection's credentials: once it has
+ * exited, that PID (or a TID) may be another user's process's. Only the
+ * owner's threads count, in every method. */
+static void test_only_the_owners_threads(void **state) {
+        Fixture *f = *state;
+        uint32_t a;
+
+        put_thread(f, 100, 100, 1000, 100, 0);
+        put_thread(f, 100, 102, 0, 102, 512);   /* root's, under the client's PID */
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 102 }, 2,
+                                              T, &a), -ESRCH);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, true, (pid_t[]) { 102 }, 1, T, &a),
+                         -ESRCH);
+        assert_int_equal(f->w.table.n, 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100 }, 1, T, &a),
+                         0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100, 102 }, 2), -ESRCH);
+        assert_int_equal(util_min(f, 102), 512);
+        assert_int_equal(hint_sessions_close(&f->w, a, ":1.1"), 0);
+        assert_int_equal(util_min(f, 102), 512);
+}
+
+/* A named thread exits and its TID is taken: by a thread of the same user
+ * (the start time tells them apart), then by root's. Neither is given
+ * the session's output, nor a value back when the session closes. */
+static void test_reused_tid(void **state) {
+        Fixture *f = *state;
+        HintWork over = { 1, 3 * T };
+        uint32_t a;
+
+        add_thread(f, 100, 100, 0);
+        add_thread(f, 100, 101, 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 101 }, 2,
+                                              T, &a), 0);
+        assert_int_equal(util_min(f, 101), f->config.initial);
+        remove_thread(f, 100, 101);
+        put_thread(f, 300, 101, 1000, 5000, 300);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(util_min(f, 100), f->config.high);
+        assert_int_equal(util_min(f, 101), 300);
+        remove_thread(f, 300, 101);
+        put_thread(f, 400, 101, 0, 6000, 512);
+        assert_int_equal(hint_sessions_report(&f->w, a, ":1.1", &over, 1), 0);
+        assert_int_equal(util_min(f, 101), 512);
+        assert_int_equal(hint_sessions_close(&f->w, a, ":1.1"), 0);
+        assert_int_equal(util_min(f, 100), 0);
+        assert_int_equal(util_min(f, 101), 512);
+}
+
+/* The thread given an output exits between two reports and its TID is
+ * taken at once: the value it had before is not "given back" to the new
+ * thread. */
+static void test_no_restore_to_a_reused_tid(void **state) {
+        Fixture *f = *state;
+        uint32_t a;
+
+        add_thread(f, 100, 100, 0);
+        add_thread(f, 100, 101, 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100, 101 }, 2,
+                                              T, &a), 0);
+        remove_thread(f, 100, 101);
+        put_thread(f, 400, 101, 0, 6000, 512);
+        assert_int_equal(hint_sessions_close(&f->w, a, ":1.1"), 0);
+        assert_int_equal(util_min(f, 101), 512);
+        assert_int_equal(util_min(f, 100), 0);
+}
+
+/* SetThreads of a session made for its own process: that process, not
+ * one that took its PID after it exited. */
+static void test_set_threads_after_pid_reuse(void **state) {
+        Fixture *f = *state;
+        uint32_t a;
+
+        add_thread(f, 100, 100, 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100 }, 1, T, &a),
+                         0);
+        put_thread(f, 100, 100, 1000, 7000, 0);        /* a new process 100 */
+        put_thread(f, 100, 105, 1000, 7001, 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 105 }, 1), -ESRCH);
+        assert_int_equal(util_min(f, 105), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_apply_and_give_back, setup, teardown),
@@ -238,6 +347,10 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_threads_of_any_process_of_the_user, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_reconfigure, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale_on_the_timer, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_only_the_owners_threads, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reused_tid, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_no_restore_to_a_reused_tid, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_set_threads_after_pid_reuse, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
