@@ -183,6 +183,14 @@ static int bus_own_session(Manager *m, sd_bus_message *msg, HintSession **ret, s
         return 0;
 }
 
+/* A client's calls on its sessions (but Close) share one bucket. */
+static int bus_rate_limited(sd_bus_error *error) {
+        return bus_error(error, -EBUSY, BOOST_ERROR_RATE_LIMITED,
+                         "At most %u calls at once and one per %llu ms after, for all of a client's "
+                         "sessions: batch the reports",
+                         HINT_REPORT_BURST, HINT_REPORT_INTERVAL_NS / 1000000ULL);
+}
+
 /* ReportActualWorkDurations(a(tt) durations): (timestamp_ns, actual_ns) */
 static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -215,9 +223,7 @@ static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 return r;
         r = hint_sessions_report(&m->hints, x->id, x->owner, work, n);
         if (r == -EBUSY)
-                return bus_error(error, r, BOOST_ERROR_RATE_LIMITED,
-                                 "At most %u reports at once and one per %llu ms after: batch them",
-                                 HINT_REPORT_BURST, HINT_REPORT_INTERVAL_NS / 1000000ULL);
+                return bus_rate_limited(error);
         if (r == -EINVAL)
                 return bus_error(error, r, BOOST_ERROR_INVALID_ARGS,
                                  "A report has 1 to %u durations, each above 0 and at most %llu ns",
@@ -241,12 +247,15 @@ static int method_update_target(sd_bus_message *msg, void *userdata, sd_bus_erro
         if (r < 0)
                 return r;
         r = hint_sessions_set_target(&m->hints, x->id, x->owner, target);
+        if (r == -EBUSY)
+                return bus_rate_limited(error);
         if (r == -EINVAL)
                 return bus_target_error(target, error);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
-        (void) sd_bus_emit_properties_changed(m->bus, sd_bus_message_get_path(msg), BOOST_SESSION_IFACE,
-                                              "Target", NULL);
+        if (r > 0)
+                (void) sd_bus_emit_properties_changed(m->bus, sd_bus_message_get_path(msg),
+                                                      BOOST_SESSION_IFACE, "Target", NULL);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -265,10 +274,13 @@ static int method_set_threads(sd_bus_message *msg, void *userdata, sd_bus_error 
         if (r < 0)
                 return r;
         r = hint_sessions_set_threads(&m->hints, x->id, x->owner, tids, n);
+        if (r == -EBUSY)
+                return bus_rate_limited(error);
         if (r < 0)
                 return bus_threads_error(r, error);
-        (void) sd_bus_emit_properties_changed(m->bus, sd_bus_message_get_path(msg), BOOST_SESSION_IFACE,
-                                              "Threads", NULL);
+        if (r > 0)
+                (void) sd_bus_emit_properties_changed(m->bus, sd_bus_message_get_path(msg),
+                                                      BOOST_SESSION_IFACE, "Threads", NULL);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -290,6 +302,8 @@ static int method_send_hint(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
                                  "Hint '%.32s': expected load-up, load-down or load-reset", s);
         r = hint_sessions_hint(&m->hints, x->id, x->owner, hint);
+        if (r == -EBUSY)
+                return bus_rate_limited(error);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
         return sd_bus_reply_method_return(msg, "");

@@ -17,17 +17,12 @@
 #define POOL_RETRY_NS   (100 * 1000000ULL)
 #define POOL_RETRIES    50
 
-static uint64_t now_ns(void) {
+static uint64_t monotonic_ns(void) {
         return now_usec() * 1000ULL;
 }
 
 static void apply(HintSessions *w);
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        (void) s, (void) usec;
-        apply(userdata);
-        return 0;
-}
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 static bool pool_configured(const HintSessions *w) {
         return w->config.actuator == HINT_ACTUATOR_SCHEDTUNE;
@@ -41,6 +36,7 @@ int hint_sessions_init(HintSessions *w, const char *root, const char *proc_root,
                 .root = strdup(root ?: "/"),
                 .proc_root = strdup(proc_root ?: "/proc"),
                 .event = event,
+                .clock = monotonic_ns,
                 .log = log,
         };
         w->config.bounds_file = NULL;   /* the copy owns no string */
@@ -152,12 +148,6 @@ static void applied_remove(HintSessions *w, AppliedThread *a) {
         w->n_applied--;
 }
 
-static bool named(const HintSessions *w, pid_t tid) {
-        unsigned v;
-
-        return hint_table_thread_output(&w->table, tid, 0, &v) == 0;
-}
-
 /* An output reaches a thread: its uclamp.min, or its pool group. The
  * first kernel refusal of uclamp moves to the pool, when allowed. */
 static int actuate(HintSessions *w, pid_t tid, unsigned util_min) {
@@ -249,77 +239,144 @@ static int apply_thread(HintSessions *w, pid_t tid, uint64_t start, uint64_t now
         return 0;
 }
 
-static void apply(HintSessions *w) {
-        uint64_t now = now_ns(), next;
-        bool busy;
+/* The sessions that name tid, each checked again (the same thread, still
+ * its owner's): those where it is not leave it. Whether one is left, and
+ * the thread's start time then. */
+static bool check_namings(HintSessions *w, pid_t tid, uint64_t *ret_start) {
+        HintSession *stale[HINT_SESSIONS_MAX];
+        const HintNaming *e;
+        size_t n, n_stale = 0;
+        bool alive = false;
+
+        e = hint_table_namings(&w->table, tid, &n);
+        for (size_t i = 0; i < n; i++) {
+                HintSession *x = e[i].x;
+                uint64_t start = x->starts[hint_table_thread_index(x, tid)];
+
+                if (thread_current(w, tid, start, x->uid)) {
+                        *ret_start = start;
+                        alive = true;
+                } else
+                        stale[n_stale++] = x;
+        }
+        /* after the loop: dropping remakes the index e points into */
+        for (size_t i = 0; i < n_stale; i++) {
+                log_debug(w->log, "Thread %d of hint session %u is gone, or not its owner's.", (int) tid,
+                          stale[i]->id);
+                hint_table_drop_thread(&w->table, stale[i], hint_table_thread_index(stale[i], tid));
+        }
+        return alive;
+}
+
+/* One thread's value from the sessions that name it now, or its own
+ * value back when none does. */
+static void apply_tid(HintSessions *w, pid_t tid, uint64_t now) {
+        AppliedThread *a;
+        uint64_t start;
         int r;
 
-        if (w->backend)
-                backend_pool_retry(w->backend);
-
-        /* the threads of every session, dropping those that are gone */
-        for (size_t i = 0; i < w->table.n; i++) {
-                HintSession *x = w->table.sessions[i];
-
-                for (size_t j = 0; j < x->n_tids;) {
-                        pid_t tid = x->tids[j];
-
-                        /* checked again before every actuation: the same
-                         * thread, still the owner's */
-                        r = thread_current(w, tid, x->starts[j], x->uid) ?
-                                apply_thread(w, tid, x->starts[j], now) : -ESRCH;
-                        if (r == -ESRCH) {
-                                log_debug(w->log, "Thread %d of hint session %u is gone, or not its owner's.",
-                                          (int) tid, x->id);
-                                hint_table_drop_thread(x, j);
-                                continue;       /* x->tids shifted down */
-                        }
-                        if (r < 0)
-                                log_warning_errno(w->log, r, "Cannot give thread %d its session's output: %m",
-                                                  (int) tid);
-                        j++;
-                }
+        if (check_namings(w, tid, &start)) {
+                r = apply_thread(w, tid, start, now);
+                if (r < 0 && r != -ESRCH)
+                        log_warning_errno(w->log, r, "Cannot give thread %d its session's output: %m",
+                                          (int) tid);
+                return;
         }
-        /* threads in no session any more get their value back */
-        for (size_t i = 0; i < w->n_applied;) {
-                AppliedThread *a = &w->applied[i];
-
-                if (named(w, a->tid)) {
-                        i++;
-                        continue;
-                }
+        a = applied_find(w, tid);
+        if (a)
                 release_thread(w, a);
-        }
-        for (size_t i = 0; i < w->table.n; i++) {
-                HintSession *x = w->table.sessions[i];
-                unsigned out = hint_controller_output(&x->ctl, now);
+}
 
-                if (out != x->published) {
-                        x->published = out;
-                        if (w->output_changed)
-                                w->output_changed(w->userdata, x);
-                }
-        }
-        next = hint_table_next_change(&w->table, now);
-        busy = w->backend && backend_pool_busy(w->backend);
-        if (!busy) {
-                w->pool_retries = 0;
-        } else if (w->pool_retries < POOL_RETRIES) {
-                w->pool_retries++;
-                if (next == 0 || now + POOL_RETRY_NS < next)
-                        next = now + POOL_RETRY_NS;
-        } else if (w->pool_retries++ == POOL_RETRIES) {
-                log_warning(w->log, "A pool group is still there %d ms after its last session: the kernel refuses to remove it.",
-                            (int) (POOL_RETRIES * (POOL_RETRY_NS / 1000000ULL)));
-        }
+static void apply_tids(HintSessions *w, const pid_t *tids, size_t n, uint64_t now) {
+        for (size_t i = 0; i < n; i++)
+                apply_tid(w, tids[i], now);
+}
+
+/* The session's output to the bus, if it changed. */
+static void publish(HintSessions *w, HintSession *x, uint64_t now) {
+        unsigned out = hint_controller_output(&x->ctl, now);
+
+        if (out == x->published)
+                return;
+        x->published = out;
+        if (w->output_changed)
+                w->output_changed(w->userdata, x);
+}
+
+/* The timer, for the next output that changes without a call (a stale
+ * session, a load-up hint that ends), and for a pool group the kernel
+ * would not remove yet. */
+static void rearm(HintSessions *w, uint64_t now) {
+        uint64_t next = hint_table_next_change(&w->table, now);
+        int r;
+
+        if (w->backend && backend_pool_busy(w->backend) && w->pool_retries < POOL_RETRIES &&
+            (next == 0 || now + POOL_RETRY_NS < next))
+                next = now + POOL_RETRY_NS;
         if (next == 0) {
                 event_timer_disarm(w->timer);
                 return;
         }
-        r = event_timer_arm(w->event, &w->timer, (next + 999) / 1000, on_timer, w,
-                            "boostd-sessions");
+        r = event_timer_arm(w->event, &w->timer, (next + 999) / 1000, on_timer, w, "boostd-sessions");
         if (r < 0)
                 log_warning_errno(w->log, r, "Cannot arm the sessions' timer: %m");
+}
+
+/* Every thread of every session, and those of no session any more: at
+ * the timer, a reload, the end. The calls of one session apply its
+ * threads only. */
+static void apply(HintSessions *w) {
+        uint64_t now = w->clock();
+        _cleanup_(freep) pid_t *tids = NULL;
+        size_t n = 0;
+
+        tids = malloc((w->table.n_index + w->n_applied + 1) * sizeof(pid_t));
+        if (!tids) {
+                log_oom(w->log);
+                return;
+        }
+        for (size_t i = 0; i < w->table.n_index; i++)
+                if (i == 0 || w->table.index[i].tid != w->table.index[i - 1].tid)
+                        tids[n++] = w->table.index[i].tid;
+        for (size_t i = 0; i < w->n_applied; i++)
+                if (hint_table_namings(&w->table, w->applied[i].tid, &(size_t) { 0 }) == NULL)
+                        tids[n++] = w->applied[i].tid;
+        apply_tids(w, tids, n, now);
+        for (size_t i = 0; i < w->table.n; i++)
+                publish(w, w->table.sessions[i], now);
+        rearm(w, now);
+}
+
+/* What a call on session x changed reaches its threads (and those that
+ * left it, in old). */
+static void apply_session(HintSessions *w, HintSession *x, const pid_t *old, size_t n_old) {
+        uint64_t now = w->clock();
+        pid_t tids[HINT_THREADS_MAX];
+        size_t n = x->n_tids;
+
+        /* a copy: checking them may drop some from x */
+        memcpy(tids, x->tids, n * sizeof(pid_t));
+        apply_tids(w, old, n_old, now);
+        apply_tids(w, tids, n, now);
+        publish(w, x, now);
+        rearm(w, now);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        HintSessions *w = userdata;
+
+        (void) s, (void) usec;
+        if (w->backend && backend_pool_busy(w->backend)) {
+                backend_pool_retry(w->backend);
+                if (!backend_pool_busy(w->backend))
+                        w->pool_retries = 0;
+                else if (++w->pool_retries == POOL_RETRIES)
+                        log_warning(w->log, "A pool group is still there %d ms after its last session: the kernel refuses to remove it.",
+                                    (int) (POOL_RETRIES * (POOL_RETRY_NS / 1000000ULL)));
+        } else
+                w->pool_retries = 0;
+        apply(w);
+        return 0;
 }
 
 int hint_sessions_create(HintSessions *w, const char *owner, uid_t uid, pid_t pid, bool any,
@@ -337,38 +394,44 @@ int hint_sessions_create(HintSessions *w, const char *owner, uid_t uid, pid_t pi
                 if (r < 0)
                         return r;
         }
-        r = hint_table_create(&w->table, owner, uid, pid, tids, n_tids, target_ns, now_ns(), &x);
+        r = hint_table_create(&w->table, owner, uid, pid, tids, n_tids, target_ns, w->clock(), &x);
         if (r < 0)
                 return r;
         x->any = any;
         x->pid_start = pid_start;
         hint_table_pin_threads(x, starts);
-        x->published = hint_controller_output(&x->ctl, now_ns());
+        x->published = hint_controller_output(&x->ctl, w->clock());
         /* a kernel without uclamp refuses the first thread: no session */
-        r = apply_thread(w, tids[0], starts[0], now_ns());
+        r = apply_thread(w, tids[0], starts[0], w->clock());
         if (r < 0) {
-                uint32_t id = x->id;
-
-                (void) hint_table_close(&w->table, id, NULL, NULL);
-                apply(w);
+                (void) hint_table_close(&w->table, x->id, NULL, NULL);
+                apply_tids(w, tids, n_tids, w->clock());
                 return r;
         }
-        apply(w);
         if (ret_id)
                 *ret_id = x->id;
+        apply_session(w, x, NULL, 0);
         return 0;
 }
 
 int hint_sessions_close(HintSessions *w, uint32_t id, const char *owner) {
+        HintSession *x = hint_table_find(&w->table, id);
+        pid_t tids[HINT_THREADS_MAX];
+        size_t n = 0;
         void *ud = NULL;
         int r;
 
+        if (x) {
+                n = x->n_tids;
+                memcpy(tids, x->tids, n * sizeof(pid_t));
+        }
         r = hint_table_close(&w->table, id, owner, &ud);
         if (r < 0)
                 return r;
         if (w->closed)
                 w->closed(w->userdata, id, ud);
-        apply(w);
+        apply_tids(w, tids, n, w->clock());
+        rearm(w, w->clock());
         return 0;
 }
 
@@ -383,6 +446,7 @@ unsigned hint_sessions_close_owner(HintSessions *w, const char *owner) {
         return n;
 }
 
+/* The owner's session id, if its bucket has a call left (-EBUSY). */
 static int owned(HintSessions *w, uint32_t id, const char *owner, HintSession **ret) {
         HintSession *x = hint_table_find(&w->table, id);
 
@@ -391,7 +455,7 @@ static int owned(HintSessions *w, uint32_t id, const char *owner, HintSession **
         if (!owner || !streq(x->owner, owner))
                 return -EPERM;
         *ret = x;
-        return 0;
+        return hint_table_may_call(&w->table, owner, w->clock());
 }
 
 int hint_sessions_report(HintSessions *w, uint32_t id, const char *owner, const HintWork *work,
@@ -402,31 +466,46 @@ int hint_sessions_report(HintSessions *w, uint32_t id, const char *owner, const 
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
-        r = hint_table_report(x, work, n, now_ns());
+        r = hint_table_report(&w->table, x, work, n, w->clock());
         if (r < 0)
                 return r;
-        apply(w);
+        apply_session(w, x, NULL, 0);
         return 0;
 }
 
 int hint_sessions_set_target(HintSessions *w, uint32_t id, const char *owner, uint64_t target_ns) {
         HintSession *x;
+        uint64_t before;
         int r;
 
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
+        before = x->ctl.target_ns;
         r = hint_controller_set_target(&x->ctl, target_ns);
         if (r < 0)
                 return r;
-        apply(w);
-        return 0;
+        hint_table_spend(&w->table, owner);
+        apply_session(w, x, NULL, 0);
+        return x->ctl.target_ns != before;
+}
+
+static bool same_threads(const HintSession *x, const pid_t *tids, size_t n) {
+        if (x->n_tids != n)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (x->tids[i] != tids[i])
+                        return false;
+        return true;
 }
 
 int hint_sessions_set_threads(HintSessions *w, uint32_t id, const char *owner, const pid_t *tids,
                               size_t n_tids) {
         uint64_t starts[HINT_THREADS_MAX];
+        pid_t old[HINT_THREADS_MAX];
+        size_t n_old;
         HintSession *x;
+        bool changed;
         int r;
 
         r = owned(w, id, owner, &x);
@@ -444,12 +523,16 @@ int hint_sessions_set_threads(HintSessions *w, uint32_t id, const char *owner, c
                 if (r < 0)
                         return r;
         }
-        r = hint_table_set_threads(x, tids, n_tids);
+        n_old = x->n_tids;
+        memcpy(old, x->tids, n_old * sizeof(pid_t));
+        changed = !same_threads(x, tids, n_tids);
+        r = hint_table_set_threads(&w->table, x, tids, n_tids);
         if (r < 0)
                 return r;
         hint_table_pin_threads(x, starts);
-        apply(w);
-        return 0;
+        hint_table_spend(&w->table, owner);
+        apply_session(w, x, old, n_old);
+        return changed;
 }
 
 int hint_sessions_hint(HintSessions *w, uint32_t id, const char *owner, HintKind hint) {
@@ -459,16 +542,17 @@ int hint_sessions_hint(HintSessions *w, uint32_t id, const char *owner, HintKind
         r = owned(w, id, owner, &x);
         if (r < 0)
                 return r;
-        r = hint_controller_hint(&x->ctl, hint, now_ns());
+        r = hint_controller_hint(&x->ctl, hint, w->clock());
         if (r < 0)
                 return r;
-        apply(w);
+        hint_table_spend(&w->table, owner);
+        apply_session(w, x, NULL, 0);
         return 0;
 }
 
 unsigned hint_sessions_output(const HintSessions *w, const HintSession *x) {
         (void) w;
-        return hint_controller_output(&x->ctl, now_ns());
+        return hint_controller_output(&x->ctl, w->clock());
 }
 
 void hint_sessions_group(const HintSessions *w, const HintSession *x, char *buf, size_t size) {

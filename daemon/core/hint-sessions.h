@@ -38,6 +38,8 @@ typedef struct HintSessions {
         sd_event *event;
         sd_event_source *timer;
         unsigned pool_retries;          /* of a pool group's removal */
+        /* CLOCK_MONOTONIC in ns; a test's own clock */
+        uint64_t (*clock)(void);
         const LogContext *log;
         /* told when a session's output (its Boost property) changed,
          * and when a session was closed (its HintSession.userdata given) */

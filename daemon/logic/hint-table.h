@@ -15,7 +15,8 @@
 #define HINT_SESSIONS_PER_OWNER_MAX 4U       /* one bus client */
 #define HINT_SESSIONS_PER_UID_MAX 16U        /* all clients of one user but root */
 #define HINT_THREADS_MAX 32U
-/* Reports: a bucket of this many, refilled one per interval; a client that
+/* Calls of a client (reports and the other Session1 calls): a bucket of
+ * this many, refilled one per interval, for all its sessions; a client that
  * reports every frame of a 120 Hz loop must batch (ADPF's framework sends
  * one report per 166 ms at most). */
 #define HINT_REPORT_BURST 10U
@@ -35,14 +36,32 @@ typedef struct HintSession {
         size_t n_tids;
         HintController ctl;
         unsigned published;     /* the output last told to the bus */
-        unsigned tokens;        /* reports left in the bucket */
-        uint64_t refilled;      /* when the bucket was last topped up */
         void *userdata;         /* the manager's per-session data */
 } HintSession;
+
+/* A client's bucket of calls, one for all its sessions: kept while it
+ * has sessions, and after until it would be full again (then a fresh
+ * one is the same), so that closing and reopening gives nothing. */
+typedef struct HintClient {
+        char *owner;
+        unsigned tokens;        /* calls left */
+        uint64_t refilled;      /* when the bucket was last topped up */
+} HintClient;
+
+/* Which sessions name a thread: sorted by tid. */
+typedef struct HintNaming {
+        pid_t tid;
+        HintSession *x;
+} HintNaming;
 
 typedef struct HintTable {
         HintSession **sessions;
         size_t n;
+        HintClient *clients;
+        size_t n_clients;
+        /* every (tid, session), sorted by tid: room for all there may be */
+        HintNaming index[HINT_SESSIONS_MAX * HINT_THREADS_MAX];
+        size_t n_index;
         uint32_t last_id;
         const HintConfig *config;
 } HintTable;
@@ -68,7 +87,7 @@ int hint_table_find_owner(const HintTable *s, const char *owner);
 
 /* The session's threads become tids (same rules as at creation),
  * unpinned. */
-int hint_table_set_threads(HintSession *x, const pid_t *tids, size_t n_tids);
+int hint_table_set_threads(HintTable *s, HintSession *x, const pid_t *tids, size_t n_tids);
 
 /* The start times of the session's threads, in the order of x->tids,
  * taken when they were named: a TID is that thread, not one that took
@@ -77,18 +96,34 @@ void hint_table_pin_threads(HintSession *x, const uint64_t *starts);
 
 /* Removes the i-th thread of x (one that is gone, or no longer its
  * owner's). */
-void hint_table_drop_thread(HintSession *x, size_t i);
+void hint_table_drop_thread(HintTable *s, HintSession *x, size_t i);
 
-/* A report: -EBUSY past the rate limit (nothing changes), else what
- * hint_controller_report() returns. */
-int hint_table_report(HintSession *x, const HintWork *work, size_t n, uint64_t now);
+/* Whether a call of owner's may go ahead at now: 0, or -EBUSY when its
+ * bucket is empty (HINT_REPORT_BURST calls, then one per
+ * HINT_REPORT_INTERVAL_NS); -ENOMEM. hint_table_spend() takes the token
+ * once the call did what it asked: one that fails costs nothing. */
+int hint_table_may_call(HintTable *s, const char *owner, uint64_t now);
+void hint_table_spend(HintTable *s, const char *owner);
+
+/* A report, a call like any other (hint_table_may_call()): -EBUSY past
+ * the rate limit (nothing changes), else what hint_controller_report()
+ * returns. */
+int hint_table_report(HintTable *s, HintSession *x, const HintWork *work, size_t n, uint64_t now);
 
 /* Removes tid from every session; returns how many named it. */
 unsigned hint_table_forget_thread(HintTable *s, pid_t tid);
 
 /* The largest output, at now, of the sessions naming tid; -ENOENT when no
- * session names it. */
+ * session names it. O(log n) in the sessions' threads. */
 int hint_table_thread_output(const HintTable *s, pid_t tid, uint64_t now, unsigned *ret);
+
+/* The sessions naming tid: n entries of the index from the one returned
+ * (NULL and 0 when none does). Valid until the next change of who names
+ * which thread. */
+const HintNaming *hint_table_namings(const HintTable *s, pid_t tid, size_t *ret_n);
+
+/* Where tid is in x->tids; x must name it. */
+size_t hint_table_thread_index(const HintSession *x, pid_t tid);
 
 /* The earliest hint_controller_next_change() of all sessions, 0 for none. */
 uint64_t hint_table_next_change(const HintTable *s, uint64_t now);

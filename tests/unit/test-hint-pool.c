@@ -236,7 +236,7 @@ static void test_main_thread(void **state) {
         assert_int_equal(f->backend->vt->group_of(f->backend, getpid(), g, sizeof(g)), 0);
         assert_string_equal(g, "interactive");
         /* a second thread joins: its home is the process's group, not the pool */
-        assert_int_equal(hint_sessions_set_threads(&f->w, id, ":1.1", (pid_t[]) { getpid(), f->tid }, 2), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, id, ":1.1", (pid_t[]) { getpid(), f->tid }, 2), 1);
         assert_true(in_tasks(f, "session.20", f->tid));
         assert_int_equal(f->backend->vt->attach(f->backend, "performance", &self), 0);
         assert_true(in_tasks(f, "session.20", getpid()));

@@ -146,13 +146,13 @@ static void test_apply_and_give_back(void **state) {
         assert_int_equal(f->changes, 1);
 
         /* SetThreads: 101 leaves and gets its 250 back */
-        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100 }, 1), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100 }, 1), 1);
         assert_int_equal(util_min(f, 101), 250);
         assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), -ESRCH);
 
         /* a thread that is gone leaves its session */
         add_thread(f, 100, 102, 0);
-        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100, 102 }, 2), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100, 102 }, 2), 1);
         assert_int_equal(util_min(f, 102), f->config.high);
         remove_thread(f, 100, 102);
         assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_RESET), 0);
@@ -211,7 +211,7 @@ static void test_threads_of_any_process_of_the_user(void **state) {
         assert_int_equal(util_min(f, 201), f->config.initial);
         /* SetThreads keeps the rule the session was made with */
         assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 301 }, 1), -ESRCH);
-        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 201 }, 1), 1);
 }
 
 /* A reload's new bounds apply to the open sessions at once. */
@@ -340,6 +340,49 @@ static void test_set_threads_after_pid_reuse(void **state) {
         assert_int_equal(util_min(f, 105), 0);
 }
 
+/* Every call on a session takes from its client's one bucket, reports or
+ * not; one that fails costs nothing; a call that changes nothing says
+ * so (the bus then sends no PropertiesChanged). */
+static uint64_t fixed_now;
+
+static uint64_t fixed_clock(void) {
+        return fixed_now;
+}
+
+static void test_every_call_takes_a_token(void **state) {
+        Fixture *f = *state;
+        uint32_t a, b;
+
+        /* no refill while the test runs, however slowly (valgrind) */
+        fixed_now = 1000 * HINT_REPORT_INTERVAL_NS;
+        f->w.clock = fixed_clock;
+        add_thread(f, 100, 100, 0);
+        add_thread(f, 100, 101, 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 100 }, 1, T, &a),
+                         0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", 1000, 100, false, (pid_t[]) { 101 }, 1, T, &b),
+                         0);
+        assert_int_equal(hint_sessions_set_target(&f->w, a, ":1.1", 0), -EINVAL);
+        assert_int_equal(hint_sessions_set_target(&f->w, a, ":1.1", T), 0);
+        assert_int_equal(hint_sessions_set_target(&f->w, a, ":1.1", 2 * T), 1);
+        assert_int_equal(hint_sessions_set_threads(&f->w, b, ":1.1", (pid_t[]) { 101 }, 1), 0);
+        assert_int_equal(hint_sessions_set_threads(&f->w, b, ":1.1", (pid_t[]) { 101, 100 }, 2), 1);
+        for (unsigned i = 0; i < HINT_REPORT_BURST - 4; i++)
+                assert_int_equal(hint_sessions_hint(&f->w, i % 2 ? a : b, ":1.1",
+                                                    i % 2 ? HINT_LOAD_UP : HINT_LOAD_DOWN), 0);
+        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_DOWN), -EBUSY);
+        assert_int_equal(hint_sessions_set_target(&f->w, b, ":1.1", T), -EBUSY);
+        assert_int_equal(hint_sessions_set_threads(&f->w, b, ":1.1", (pid_t[]) { 101 }, 1), -EBUSY);
+        assert_int_equal(hint_sessions_report(&f->w, b, ":1.1", &(HintWork) { 1, T }, 1), -EBUSY);
+        /* the last load-down (on b) is what the threads have */
+        assert_int_equal(util_min(f, 101), f->config.low);
+        /* Close is never refused */
+        assert_int_equal(hint_sessions_close(&f->w, a, ":1.1"), 0);
+        assert_int_equal(hint_sessions_close(&f->w, b, ":1.1"), 0);
+        assert_int_equal(util_min(f, 100), 0);
+        assert_int_equal(util_min(f, 101), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_apply_and_give_back, setup, teardown),
@@ -351,6 +394,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_reused_tid, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_no_restore_to_a_reused_tid, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_set_threads_after_pid_reuse, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_every_call_takes_a_token, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
