@@ -268,13 +268,28 @@ static bool check_namings(HintSessions *w, pid_t tid, uint64_t *ret_start) {
         return alive;
 }
 
+/* /proc/TID exists for every thread, listed or not. */
+static bool thread_alive(const HintSessions *w, pid_t tid) {
+        char p[PATH_MAX];
+        struct stat st;
+
+        snprintf(p, sizeof(p), "%s/%d", w->proc_root, (int) tid);
+        return stat(p, &st) == 0;
+}
+
 /* One thread's value from the sessions that name it now, or its own
  * value back when none does. */
 static void apply_tid(HintSessions *w, pid_t tid, uint64_t now) {
-        AppliedThread *a;
+        AppliedThread *a = applied_find(w, tid);
         uint64_t start;
+        unsigned want;
         int r;
 
+        /* No change for a thread that is there: nothing to check. A
+         * change is checked in full first (check_namings()). */
+        if (a && hint_table_thread_output(&w->table, tid, now, &want) == 0 && want == a->applied &&
+            thread_alive(w, tid))
+                return;
         if (check_namings(w, tid, &start)) {
                 r = apply_thread(w, tid, start, now);
                 if (r < 0 && r != -ESRCH)
@@ -282,7 +297,7 @@ static void apply_tid(HintSessions *w, pid_t tid, uint64_t now) {
                                           (int) tid);
                 return;
         }
-        a = applied_find(w, tid);
+        a = applied_find(w, tid);       /* check_namings() may have moved it */
         if (a)
                 release_thread(w, a);
 }
@@ -347,6 +362,26 @@ static void apply(HintSessions *w) {
         rearm(w, now);
 }
 
+/* At the timer: the sessions whose output changed with time alone (a
+ * stale session, a load-up hint that ended); the others' threads have
+ * what they had. */
+static void apply_changed(HintSessions *w) {
+        uint64_t now = w->clock();
+        pid_t tids[HINT_THREADS_MAX];
+
+        for (size_t i = 0; i < w->table.n; i++) {
+                HintSession *x = w->table.sessions[i];
+                size_t n = x->n_tids;
+
+                if (hint_controller_output(&x->ctl, now) == x->published)
+                        continue;
+                memcpy(tids, x->tids, n * sizeof(pid_t));
+                apply_tids(w, tids, n, now);
+                publish(w, x, now);
+        }
+        rearm(w, now);
+}
+
 /* What a call on session x changed reaches its threads (and those that
  * left it, in old). */
 static void apply_session(HintSessions *w, HintSession *x, const pid_t *old, size_t n_old) {
@@ -375,7 +410,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                                     (int) (POOL_RETRIES * (POOL_RETRY_NS / 1000000ULL)));
         } else
                 w->pool_retries = 0;
-        apply(w);
+        apply_changed(w);
         return 0;
 }
 
