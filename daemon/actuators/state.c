@@ -29,6 +29,7 @@ State *state_free(State *j) {
         sd_event_source_disable_unref(j->save_later);
         free(j->dir);
         free(j->placed);
+        free(j->clamps);
         free(j->classified);
         free(j);
         return NULL;
@@ -152,6 +153,34 @@ void state_placed_remove(State *j, pid_t pid) {
                 j->dirty = j->placed_dirty = true;
 }
 
+int state_clamp_set(State *j, pid_t tid, uint64_t start, unsigned previous) {
+        StateClamp *n;
+
+        for (size_t i = 0; i < j->n_clamps; i++)
+                if (j->clamps[i].tid == tid) {
+                        j->clamps[i] = (StateClamp) { tid, start, previous };
+                        j->dirty = true;
+                        return 0;
+                }
+        n = realloc(j->clamps, (j->n_clamps + 1) * sizeof(StateClamp));
+        if (!n)
+                return -ENOMEM;
+        j->clamps = n;
+        j->clamps[j->n_clamps++] = (StateClamp) { tid, start, previous };
+        j->dirty = true;
+        return 0;
+}
+
+void state_clamp_remove(State *j, pid_t tid) {
+        for (size_t i = 0; i < j->n_clamps; i++)
+                if (j->clamps[i].tid == tid) {
+                        memmove(j->clamps + i, j->clamps + i + 1, (j->n_clamps - i - 1) * sizeof(StateClamp));
+                        j->n_clamps--;
+                        j->dirty = true;
+                        return;
+                }
+}
+
 size_t state_placed_prune(State *j, const char *proc_root) {
         size_t removed = state_pid_prune(&j->placed, &j->n_placed, proc_root);
 
@@ -217,6 +246,8 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
 
                 (void) state_pid_set(&j->placed, &j->n_placed, &id, name);
                 *kernel = true;
+        } else if (sscanf(line, "clamp %lld %llu %u", &pid, &start, &a) == 3 && pid_ok(pid)) {
+                (void) state_clamp_set(j, (pid_t) pid, start, MIN(a, 1024U));
         } else if (sscanf(line, "classified %lld %llu %32s", &pid, &start, name) == 3 && name_ok(name) &&
                    pid_ok(pid)) {
                 ProcessId id = { .pid = (pid_t) pid, .start_time = start };
@@ -335,6 +366,9 @@ static int state_write_files(State *j) {
                 fprintf(f, "group %s %u %d %u\n", j->groups[i].name, j->groups[i].found,
                         j->groups[i].has_wrote ? (int) j->groups[i].wrote : -1,
                         j->groups[i].created ? 1U : 0U);
+        for (size_t i = 0; i < j->n_clamps; i++)
+                fprintf(f, "clamp %d %" PRIu64 " %u\n", (int) j->clamps[i].tid, j->clamps[i].start,
+                        j->clamps[i].previous);
         if (fclose(f) != 0)
                 return -ENOMEM;
 
@@ -355,7 +389,7 @@ static int state_write_files(State *j) {
         if (fclose(f) != 0)
                 return -ENOMEM;
 
-        if (j->n_groups == 0 && j->n_placed == 0) {
+        if (j->n_groups == 0 && j->n_placed == 0 && j->n_clamps == 0) {
                 kpath = state_file(j, "journal");
                 if (!kpath)
                         return -ENOMEM;

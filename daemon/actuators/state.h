@@ -44,6 +44,14 @@ typedef struct StateForeground {
 
 #define FOREGROUNDS_MAX 16U
 
+/* A thread whose uclamp.min a hint session changed, and the value it had
+ * before, so that a restart after a crash gives it back. */
+typedef struct StateClamp {
+        pid_t tid;
+        uint64_t start;         /* its start time: a reused TID is not it */
+        unsigned previous;
+} StateClamp;
+
 typedef struct State {
         char *dir;
 
@@ -54,6 +62,8 @@ typedef struct State {
                                          * "placed": up to STATE_PLACED_MAX
                                          * lines, written only when changed */
         size_t n_placed;
+        StateClamp *clamps;           /* threads hint sessions clamped */
+        size_t n_clamps;
         bool dirty;                     /* changed since the last save */
         bool placed_dirty;              /* ... the placed list too */
 
@@ -99,6 +109,10 @@ int state_placed_set(State *j, const ProcessId *id, const char *group);
 void state_placed_remove(State *j, pid_t pid);
 size_t state_placed_prune(State *j, const char *proc_root);
 void state_remove_group(State *j, const char *name);
+/* The clamps list (in "journal"); only hint sessions change it, and
+ * state_clear_kernel() leaves it. */
+int state_clamp_set(State *j, pid_t tid, uint64_t start, unsigned previous);
+void state_clamp_remove(State *j, pid_t tid);
 
 StateGroup *state_get_group(State *j, const char *name, bool create);
 

@@ -52,6 +52,32 @@ void hint_sessions_set_backend(HintSessions *w, Backend *b) {
         w->pool = pool_configured(w);
 }
 
+void hint_sessions_restore(HintSessions *w, State *state) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < state->n_clamps; i++) {
+                const StateClamp *c = &state->clamps[i];
+                uint64_t start;
+                int r;
+
+                if (proc_get_start_time(w->proc_root, c->tid, &start) < 0 || start != c->start)
+                        continue;       /* exited: nothing to give back */
+                r = w->clamp->set(w->root, c->tid, c->previous == 0 ? THREAD_CLAMP_RESET : c->previous);
+                if (r < 0 && r != -ESRCH)
+                        log_warning_errno(w->log, r, "Cannot give thread %d its uclamp.min back: %m",
+                                          (int) c->tid);
+                else if (r >= 0)
+                        n++;
+        }
+        if (n > 0)
+                log_notice(w->log, "Gave %u threads the uclamp.min they had before hint sessions of an earlier run.",
+                           n);
+        while (state->n_clamps > 0)
+                state_clamp_remove(state, state->clamps[0].tid);
+        state_commit(state);
+        w->state = state;
+}
+
 void hint_sessions_done(HintSessions *w) {
         if (!w->root)
                 return;         /* never initialized */
@@ -144,6 +170,11 @@ static AppliedThread *applied_find(HintSessions *w, pid_t tid) {
 static void applied_remove(HintSessions *w, AppliedThread *a) {
         size_t i = (size_t) (a - w->applied);
 
+        if (w->state) {
+                state_clamp_remove(w->state, a->tid);
+                state_save_later(w->state);
+        }
+
         memmove(a, a + 1, (w->n_applied - i - 1) * sizeof(AppliedThread));
         w->n_applied--;
 }
@@ -226,6 +257,16 @@ static int apply_thread(HintSessions *w, pid_t tid, uint64_t start, uint64_t now
                 a = &w->applied[w->n_applied++];
                 *a = (AppliedThread) { .tid = tid, .start = start, .previous = previous,
                                        .applied = UINT_MAX };
+                /* on disk before the value changes: a crash from here on
+                 * leaves the restart what to give back */
+                if (!w->pool && w->state) {
+                        r = state_clamp_set(w->state, tid, start, previous);
+                        if (r >= 0)
+                                r = state_save(w->state);
+                        if (r < 0)
+                                log_warning_errno(w->log, r, "Cannot journal thread %d's uclamp.min: %m",
+                                                  (int) tid);
+                }
         }
         if (a->applied == want)
                 return 0;

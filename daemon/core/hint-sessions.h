@@ -31,6 +31,9 @@ typedef struct HintSessions {
         /* the manager's: told which threads are sessions', and their pool
          * (backend.h) where outputs go without uclamp; NULL: none */
         Backend *backend;
+        /* the manager's: each clamped thread's value before, on disk
+         * before it is changed (hint_sessions_restore()); NULL: none */
+        State *state;
         bool pool;                      /* outputs go to the pool */
         char *proc_root;                /* where threads are looked up */
         AppliedThread *applied;
@@ -53,6 +56,11 @@ int hint_sessions_init(HintSessions *w, const char *root, const char *proc_root,
 /* The backend the threads are claimed from (see backend.h), and so
  * whether there is a pool: set before the first session. */
 void hint_sessions_set_backend(HintSessions *w, Backend *b);
+/* At start: the threads an earlier run left clamped (it crashed: a clean
+ * stop gives every value back) get their value back, if each is still
+ * the thread it was (start time); from then on the clamps are journaled
+ * in state. */
+void hint_sessions_restore(HintSessions *w, State *state);
 /* Gives every thread its value back. */
 void hint_sessions_done(HintSessions *w);
 /* New gains and bounds for every session; outputs are applied again. */

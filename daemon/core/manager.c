@@ -271,6 +271,7 @@ int manager_start(Manager *m) {
         m->groups.backend = m->backend;
         m->placer.backend = m->backend;
         hint_sessions_set_backend(&m->hints, m->backend);
+        hint_sessions_restore(&m->hints, m->state);
 
         m->mode = m->state->manual ? MODE_MANUAL : MODE_AUTO;
         is_auto = m->mode == MODE_AUTO;

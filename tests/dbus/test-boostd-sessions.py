@@ -11,6 +11,7 @@ Usage: test-boostd-sessions.py BOOSTD BOOSTCTL
 """
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -200,6 +201,30 @@ class SessionsTest(harness.BoostdTest):
         self.assertIn('batch', msg)
         # the rejected report changed nothing
         self.assertEqual(self.util_min(a), 100)
+
+    def test_crash_gives_values_back_at_start(self):
+        # boostd killed with a session open: its restart gives the
+        # thread the value it had before its session, from the journal
+        a, b, _ = self.workers.tids
+        self.clamp_file(a, 33)
+        bus = dbus.bus.BusConnection(self.addr)
+        s, _ = self.create([a, b], bus=bus)
+        self.report(s, 3 * T)
+        self.assertEqual(self.util_min(a), 384)
+        with open(f'{self.root}/run/boostd/journal') as f:
+            self.assertIn(f'clamp {a} ', f.read())
+        self.stop_daemon(signal.SIGKILL)
+        bus.close()
+        self.assertEqual(self.util_min(a), 384)
+        self.start_daemon()
+        self.assertEqual(self.util_min(a), 33)
+        self.assertEqual(self.util_min(b), 0)
+        with open(self.log_path()) as f:
+            self.assertIn('uclamp.min they had before hint sessions of an earlier run', f.read())
+        journal = f'{self.root}/run/boostd/journal'
+        if os.path.exists(journal):
+            with open(journal) as f:
+                self.assertNotIn('clamp ', f.read())
 
     def test_client_leaving_closes(self):
         a, b, _ = self.workers.tids
