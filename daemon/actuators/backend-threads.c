@@ -11,6 +11,9 @@
 #include "log.h"
 #include "util.h"
 
+/* config.c keeps room for this many pool groups (HINT_POOL_GROUPS) */
+_Static_assert(100 / BACKEND_POOL_STEP == HINT_POOL_GROUPS, "the pool groups and the room kept for them");
+
 #define POOL_PREFIX "session."
 
 unsigned backend_pool_boost(unsigned util_min) {
@@ -140,6 +143,11 @@ void backend_threads_moved(Backend *b, pid_t pid, const char *group) {
 
 bool backend_pool_busy(const Backend *b) {
         return b->pool_busy;
+}
+
+void backend_pool_sweep(Backend *b) {
+        if (b && b->vt && b->vt->pool_sweep)
+                b->vt->pool_sweep(b);
 }
 
 void backend_pool_retry(Backend *b) {

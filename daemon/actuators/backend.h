@@ -180,6 +180,10 @@ void backend_threads_moved(Backend *b, pid_t pid, const char *group);
  * exiting task leaves its cgroup). backend_pool_retry() sweeps again. */
 bool backend_pool_busy(const Backend *b);
 void backend_pool_retry(Backend *b);
+/* The pool groups emptied of the threads no session claims: those a
+ * pooled thread created since start in its group, and must not keep its
+ * boost; hint sessions sweep at each call and at their timer. */
+void backend_pool_sweep(Backend *b);
 
 /* Mounts (or finds) the schedtune hierarchy; 0 also when the kernel has
  * no SchedTune (nothing to do). */

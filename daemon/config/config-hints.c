@@ -65,6 +65,7 @@ int hint_config_init(HintConfig *c) {
 
 void hint_config_done(HintConfig *c) {
         free(c->bounds_file);
+        free(c->actuator_file);
         *c = (HintConfig) {};
 }
 
@@ -88,6 +89,7 @@ static int set_bound(HintConfig *c, const char *key, const char *value,
 int hint_config_parse_key(HintConfig *c, const char *key, const char *value,
                               const char *file, unsigned line, char **ret_msg) {
         HintConfig n = *c;
+        char *f;
         int r;
 
         /* Parsed into a copy, so that a bad value changes nothing. */
@@ -119,6 +121,12 @@ int hint_config_parse_key(HintConfig *c, const char *key, const char *value,
                 else
                         return config_fail(ret_msg, -EINVAL,
                                            "Actuator=%s: expected auto, uclamp or schedtune", value);
+                f = strdup(file);
+                if (!f)
+                        return config_fail(ret_msg, -ENOMEM, "out of memory");
+                free(n.actuator_file);
+                n.actuator_file = f;
+                n.actuator_line = line;
                 r = 0;
         } else if (streq(key, "Low"))
                 return set_bound(c, key, value, file, line, &c->low, ret_msg);

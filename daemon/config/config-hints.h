@@ -5,6 +5,9 @@
 #pragma once
 
 #define HINT_OUTPUT_MAX 1024U
+/* The schedtune backend's pool groups, session.20 to session.100: of the
+ * kernel's GROUPS_MAX groups, what Actuator=schedtune keeps for them. */
+#define HINT_POOL_GROUPS 5U
 #define HINT_STALE_TARGETS_MAX 1000U
 
 /* How an output reaches a thread: uclamp.min where the kernel has it,
@@ -31,6 +34,8 @@ typedef struct HintConfig {
         HintActuator actuator;
         char *bounds_file;      /* where Low=, High= or Initial= was last set */
         unsigned bounds_line;
+        char *actuator_file;    /* where Actuator= was last set */
+        unsigned actuator_line;
 } HintConfig;
 
 int hint_config_init(HintConfig *c);

@@ -152,6 +152,19 @@ static int config_verify(Config *c, char **ret_error) {
         }
         c->default_class_index = r;
 
+        /* Actuator=schedtune: the pool groups must find room beside the
+         * classes' groups, whatever the drop-ins add. */
+        if (c->hints.actuator == HINT_ACTUATOR_SCHEDTUNE && c->n_classes + HINT_POOL_GROUPS > GROUPS_MAX) {
+                if (asprintf(ret_error,
+                             "%s:%u: Actuator=schedtune keeps %u of the kernel's %d groups for the pool "
+                             "groups: at most %u classes besides root, and there are %zu",
+                             c->hints.actuator_file ?: c->default_class_file, c->hints.actuator_line,
+                             HINT_POOL_GROUPS, GROUPS_MAX, GROUPS_MAX - 1 - HINT_POOL_GROUPS,
+                             c->n_classes - 1) < 0)
+                        *ret_error = NULL;
+                return -ENOSPC;
+        }
+
         if (hint_config_verify(&c->hints, &msg) < 0) {
                 if (c->hints.bounds_file)
                         r = asprintf(ret_error, "%s:%u: %s", c->hints.bounds_file,

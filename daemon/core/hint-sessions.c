@@ -39,7 +39,7 @@ int hint_sessions_init(HintSessions *w, const char *root, const char *proc_root,
                 .clock = monotonic_ns,
                 .log = log,
         };
-        w->config.bounds_file = NULL;   /* the copy owns no string */
+        w->config.bounds_file = w->config.actuator_file = NULL;   /* the copy owns no string */
         if (!w->root || !w->proc_root)
                 return -ENOMEM;
         w->pool = pool_configured(w);
@@ -102,7 +102,7 @@ void hint_sessions_reconfigure(HintSessions *w, const HintConfig *config) {
         while (actuator_changed && w->n_applied > 0)
                 release_thread(w, &w->applied[w->n_applied - 1]);
         w->config = *config;
-        w->config.bounds_file = NULL;
+        w->config.bounds_file = w->config.actuator_file = NULL;
         if (actuator_changed)
                 w->pool = pool_configured(w);
         /* a value outside the new bounds comes back inside them */
@@ -420,6 +420,8 @@ static void apply_changed(HintSessions *w) {
                 apply_tids(w, tids, n, now);
                 publish(w, x, now);
         }
+        if (w->pool && w->table.n > 0)
+                backend_pool_sweep(w->backend);
         rearm(w, now);
 }
 
@@ -434,6 +436,8 @@ static void apply_session(HintSessions *w, HintSession *x, const pid_t *old, siz
         memcpy(tids, x->tids, n * sizeof(pid_t));
         apply_tids(w, old, n_old, now);
         apply_tids(w, tids, n, now);
+        if (w->pool)
+                backend_pool_sweep(w->backend);
         publish(w, x, now);
         rearm(w, now);
 }

@@ -241,6 +241,11 @@ static const BadCase bad_cases[] = {
         { "[Class:c1]\n[Class:c2]\n[Class:c3]\n[Class:c4]\n[Class:c5]\n[Class:c6]\n[Class:c7]\n"
           "[Class:c8]\n[Class:c9]\n[Class:c10]\n[Class:c11]\n[Class:c12]\n[Class:c13]\n",
           -ENOSPC, "13: too many classes: the kernel allows 16 groups counting root" },
+        /* the pool groups keep 5 of the 16: 3 built-in + 8 is one too many */
+        { "[Class:c1]\n[Class:c2]\n[Class:c3]\n[Class:c4]\n[Class:c5]\n[Class:c6]\n[Class:c7]\n"
+          "[Sessions]\nActuator=schedtune\n[Class:c8]\n",
+          -ENOSPC, "9: Actuator=schedtune keeps 5 of the kernel's 16 groups for the pool groups: "
+                   "at most 10 classes besides root, and there are 11" },
 };
 
 static void test_bad_lines(void **state) {
@@ -301,6 +306,12 @@ static void test_twelve_classes_fit(void **state) {
                                   "[Class:c6]\n[Class:c7]\n[Class:c8]\n[Class:c9]\n[Class:c10]\n"
                                   "[Class:c11]\n[Class:c12]\n", &c, &error), 0);
         assert_int_equal(c->n_classes, GROUPS_MAX);
+        config_free(c);
+        /* with Actuator=schedtune, 3 built-in + 7 leave the pool its 5 */
+        assert_int_equal(load_one(*state,
+                                  "[Sessions]\nActuator=schedtune\n[Class:c1]\n[Class:c2]\n[Class:c3]\n"
+                                  "[Class:c4]\n[Class:c5]\n[Class:c6]\n[Class:c7]\n", &c, &error), 0);
+        assert_int_equal(c->n_classes + HINT_POOL_GROUPS, GROUPS_MAX);
         config_free(c);
 }
 

@@ -278,6 +278,26 @@ static void test_stray_thread(void **state) {
         assert_false(group_exists(f, "session.20"));
 }
 
+/* A thread that started inside a pool group does not keep its boost
+ * until the session ends: the next call of any session sweeps it out. */
+static void test_stray_thread_swept_at_a_call(void **state) {
+        Fixture *f = *state;
+        ProcessId self = { .pid = getpid() };
+        HintWork over = { 1, 3 * T };
+        uint32_t id;
+
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
+        assert_int_equal(proc_get_start_time("/proc", self.pid, &self.start_time), 0);
+        assert_int_equal(f->backend->vt->attach(f->backend, "interactive", &self), 0);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+                                              (pid_t[]) { getpid() }, 1, T, &id), 0);
+        write_file(f->root, "dev/stune/session.20/tasks", "%d\n%d\n", (int) getpid(), (int) f->tid);
+        assert_int_equal(hint_sessions_report(&f->w, id, ":1.1", &over, 1), 0);
+        assert_true(in_tasks(f, "interactive", f->tid));
+        assert_false(in_tasks(f, "session.20", f->tid));
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
+}
+
 /* After a crash, a pooled thread goes to the group the journal has its
  * process in. */
 static void test_crash_leftovers_placed(void **state) {
@@ -332,6 +352,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_main_thread, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_failed_pool_move, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stray_thread, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stray_thread_swept_at_a_call, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_leftovers_placed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pool_group_removed_after_exit, setup, teardown),
         };
