@@ -50,26 +50,47 @@ typedef struct Agent {
         size_t n_games;
 } Agent;
 
+/* A forwarded call, until its answer. */
+typedef struct Forward {
+        Agent *agent;
+        pid_t pid;
+        const char *method;
+} Forward;
+
 /* The answer of a forwarded call: only logged (the game stays in the
  * agent's list, and is sent again when boostd comes back). */
 static int on_forwarded(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        Agent *a = userdata;
+        Forward *f = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
 
         (void) ret_error;
         if (e)
-                log_warning(&a->log, "boostd refused a game: %s: %s", e->name, e->message ?: "");
+                log_warning(&f->agent->log, "boostd refused game %d (%s): %s: %s", (int) f->pid, f->method,
+                            e->name, e->message ?: "");
         return 0;
 }
 
 static void forward_game(Agent *a, pid_t pid, bool registered) {
+        _cleanup_(freep) Forward *f = malloc(sizeof(Forward));
+        sd_bus_slot *slot = NULL;
         int r;
 
-        r = sd_bus_call_method_async(a->system, NULL, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE,
-                                     registered ? "RegisterGame" : "UnregisterGame", on_forwarded, a, "u",
-                                     (uint32_t) pid);
-        if (r < 0)
+        if (!f) {
+                log_oom(&a->log);
+                return;
+        }
+        *f = (Forward) { a, pid, registered ? "RegisterGame" : "UnregisterGame" };
+        r = sd_bus_call_method_async(a->system, &slot, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE,
+                                     f->method, on_forwarded, f, "u", (uint32_t) pid);
+        if (r < 0) {
                 log_warning_errno(&a->log, r, "Cannot forward game %d to boostd: %m", (int) pid);
+                return;
+        }
+        /* the slot frees f, after the answer or with the bus */
+        (void) sd_bus_slot_set_destroy_callback(slot, free);
+        (void) sd_bus_slot_set_floating(slot, 1);
+        sd_bus_slot_unref(slot);
+        TAKE_PTR(f);
 }
 
 static bool games_drop(Agent *a, pid_t pid) {

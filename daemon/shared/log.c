@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Logging: to the journal as structured fields when stderr is systemd's
  * journal stream, else to stderr. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,16 +72,18 @@ int log_internal(const LogContext *ctx, int level, int error, const char *file, 
                  * where the message comes from travels with it. */
                 journal = ctx ? ctx->journal : stderr_is_journal();
                 if (journal && error != 0)
-                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=boostd", "CODE_FILE=%s", file,
-                                            "CODE_LINE=%i", line, "ERRNO=%i", error < 0 ? -error : error,
-                                            NULL);
+                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level,
+                                            "SYSLOG_IDENTIFIER=%s", program_invocation_short_name,
+                                            "CODE_FILE=%s", file, "CODE_LINE=%i", line,
+                                            "ERRNO=%i", error < 0 ? -error : error, NULL);
                 else if (journal)
-                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "SYSLOG_IDENTIFIER=boostd", "CODE_FILE=%s", file,
-                                            "CODE_LINE=%i", line, NULL);
+                        r = sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level,
+                                            "SYSLOG_IDENTIFIER=%s", program_invocation_short_name,
+                                            "CODE_FILE=%s", file, "CODE_LINE=%i", line, NULL);
                 if (journal && r < 0)
                         fprintf(stderr, "<%d>%s\n", level, buf);
                 else if (!journal)
-                        fprintf(stderr, "boostd: %s\n", buf);
+                        fprintf(stderr, "%s: %s\n", program_invocation_short_name, buf);
         }
 
         errno = saved;

@@ -188,7 +188,8 @@ class AgentTest(harness.BoostdTest):
         self.start_agent(user='nobody')
         # root's process, reported by nobody's GameMode: refused
         mock.EmitSignal(GM_IFACE, 'GameRegistered', 'io', game(theirs))
-        eventually(lambda: self.agent_log().count('boostd refused a game') == 1, msg='refusal logged')
+        eventually(lambda: self.agent_log().count(f'boostd refused game {theirs} (RegisterGame)') == 1,
+                   msg='refusal logged, with the game')
         self.assertIn('AccessDenied', self.agent_log())
         self.assertNotIn(theirs, self.procs_file('performance'))
         # nobody's own, with org.boostd.classify
@@ -209,7 +210,8 @@ class AgentTest(harness.BoostdTest):
         other = self.spawn_sleep(user='nobody')
         eventually(lambda: os.stat(f'/proc/{other}').st_uid != 0, msg='sleep as nobody')
         mock.EmitSignal(GM_IFACE, 'GameRegistered', 'io', game(other))
-        eventually(lambda: self.agent_log().count('boostd refused a game') == 2, msg='second refusal logged')
+        eventually(lambda: self.agent_log().count(f'boostd refused game {other} (RegisterGame)') == 1,
+                   msg='second refusal logged, with the game')
         never(lambda: other in self.procs_file('performance'), 1.0, msg='refused game placed')
 
     def test_set_foreground_forwarder(self):

@@ -272,6 +272,34 @@ class SessionsTest(harness.BoostdTest):
         helper.wait(20)
         return out
 
+    def test_set_threads_keeps_the_action_granted(self):
+        # a session made with org.boostd.session (its own thread) may not
+        # take another process's thread later, even of its user, even when
+        # polkit would grant org.boostd.session-any now
+        theirs = subprocess.Popen(['setpriv', *harness.as_user('nobody'), 'sleep', '60'])
+        self.children.append(theirs)
+        eventually(lambda: os.stat(f'/proc/{theirs.pid}').st_uid != 0, msg='sleep as nobody')
+        self.clamp_file(theirs.pid, 0)
+        self.polkit.SetAllowed(['org.boostd.session', 'org.boostd.session-any'])
+        helper = subprocess.Popen(
+            ['setpriv', *harness.as_user('nobody'), sys.executable, '-c', UNPRIVILEGED, self.addr],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.children.append(helper)
+        self.clamp_file(helper.pid, 0)
+        helper.stdin.write(f'{helper.pid}\n')
+        helper.stdin.flush()
+        self.assertRegex(helper.stdout.readline().strip(), r'^/org/boostd/Boost1/session/\d+$')
+        helper.stdin.write(f'{theirs.pid}\n')
+        helper.stdin.flush()
+        self.assertEqual(helper.stdout.readline().strip(), ERR + 'NoSuchProcess')
+        self.assertEqual(self.util_min(theirs.pid), 0)
+        # its own thread, again: fine
+        helper.stdin.write(f'{helper.pid}\n')
+        helper.stdin.flush()
+        self.assertEqual(helper.stdout.readline().strip(), 'ok')
+        helper.stdin.close()
+        helper.wait(20)
+
     def test_needs_authorization(self):
         self.polkit.SetAllowed(dbus.Array([], signature='s'))
         self.assertEqual(self.unprivileged_create(), 'org.freedesktop.DBus.Error.AccessDenied')
@@ -385,19 +413,27 @@ class SessionsPoolTest(harness.BoostdTest):
 
 
 # A client of its own: reads a thread's id, asks for a session for it,
-# prints the session's path or the error's name, and waits for
-# the end of its input.
+# prints the session's path or the error's name; then for each further
+# line (a thread's id) calls SetThreads with it and prints "ok" or the
+# error's name, until the end of its input.
 UNPRIVILEGED = """
 import os, sys, dbus
 bus = dbus.bus.BusConnection(sys.argv[1])
 b = dbus.Interface(bus.get_object('org.boostd.Boost1', '/org/boostd/Boost1'), 'org.boostd.Boost1')
 tid = int(sys.stdin.readline())
+path = None
 try:
-    print(b.CreateSession(dbus.Array([tid], signature='u'), dbus.UInt64(16666667)),
-          flush=True)
+    path = b.CreateSession(dbus.Array([tid], signature='u'), dbus.UInt64(16666667))
+    print(path, flush=True)
 except dbus.exceptions.DBusException as e:
     print(e.get_dbus_name(), flush=True)
-sys.stdin.read()
+for line in sys.stdin:
+    s = dbus.Interface(bus.get_object('org.boostd.Boost1', path), 'org.boostd.Session1')
+    try:
+        s.SetThreads(dbus.Array([int(line)], signature='u'))
+        print('ok', flush=True)
+    except dbus.exceptions.DBusException as e:
+        print(e.get_dbus_name(), flush=True)
 """
 
 
