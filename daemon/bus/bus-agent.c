@@ -97,7 +97,7 @@ static int perform_register_game(sd_bus_message *msg, void *userdata, sd_bus_err
         r = bus_agent_get(m, msg, &a, error);
         if (r < 0)
                 return r;
-        r = manager_agent_game(m, a->name, t->id.pid, true);
+        r = manager_agent_game(m, a->name, &t->id, true);
         if (r == -EUSERS)
                 return bus_error(error, r, BOOST_ERROR_TOO_MANY_GAMES, "At most %u games per agent",
                                  GAMES_PER_AGENT_MAX);
@@ -133,7 +133,7 @@ int bus_method_unregister_game(sd_bus_message *msg, void *userdata, sd_bus_error
         if (!a || pid > INT32_MAX || !placer_game_has(&m->placer, (pid_t) pid, a->name))
                 return bus_error(error, -ESRCH, BOOST_ERROR_NO_SUCH_PROCESS,
                                  "PID %u is not a game this client registered", pid);
-        r = manager_agent_game(m, a->name, (pid_t) pid, false);
+        r = manager_agent_game(m, a->name, &(ProcessId) { .pid = (pid_t) pid }, false);
         if (r < 0 && r != -ESRCH)
                 return bus_process_error(r, pid, "place", error);
         bus_emit_changed(m, "Agents");

@@ -27,10 +27,9 @@ static HintSession *bus_session_of_path(Manager *m, const char *path) {
         return hint_table_find(&m->hints.table, (uint32_t) id);
 }
 
-/* A session lasts while its client is on the bus: each has a track of
- * the client's name, and the first to fire closes all of that client's
- * sessions (the name has left the track by then, so the owner comes from
- * the session). */
+/* A session lasts while its client is on the bus: the client's sessions
+ * share one track of its name, which closes them all when it fires (the
+ * name has left the track by then, so the owner comes from a session). */
 static int on_session_owner_gone(sd_bus_track *t, void *userdata) {
         Manager *m = userdata;
         _cleanup_(freep) char *owner = NULL;
@@ -118,9 +117,20 @@ static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_erro
                                  HINT_SESSIONS_PER_OWNER_MAX, HINT_SESSIONS_PER_UID_MAX, HINT_SESSIONS_MAX);
         if (r < 0)
                 return bus_threads_error(r, error);
-        r = sd_bus_track_new(m->bus, &t, on_session_owner_gone, m);
-        if (r >= 0)
-                r = sd_bus_track_add_name(t, owner);
+        /* one track per client, shared by its sessions (each holds a
+         * reference): one match rule on the bus, however many sessions */
+        for (size_t i = 0; i < m->hints.table.n && !t; i++) {
+                HintSession *o = m->hints.table.sessions[i];
+
+                if (o->userdata && streq(o->owner, owner))
+                        t = sd_bus_track_ref(o->userdata);
+        }
+        r = 0;
+        if (!t) {
+                r = sd_bus_track_new(m->bus, &t, on_session_owner_gone, m);
+                if (r >= 0)
+                        r = sd_bus_track_add_name(t, owner);
+        }
         if (r >= 0)
                 r = bus_session_path(id, &path);
         if (r < 0) {

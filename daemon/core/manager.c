@@ -86,13 +86,13 @@ int manager_agent_add(Manager *m, const char *name, uid_t uid, pid_t pid, Agent 
         return 0;
 }
 
-int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered) {
+int manager_agent_game(Manager *m, const char *source, const ProcessId *id, bool registered) {
         int r;
 
         if (registered && placer_games_of(&m->placer, source) >= GAMES_PER_AGENT_MAX)
                 return -EUSERS;
-        r = registered ? placer_game_register(&m->placer, pid, source) :
-                         placer_game_unregister(&m->placer, pid, source);
+        r = registered ? placer_game_register_id(&m->placer, id, source) :
+                         placer_game_unregister(&m->placer, id->pid, source);
         state_commit(m->state);
         return r;
 }

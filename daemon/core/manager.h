@@ -114,9 +114,10 @@ int manager_set_foreground_process(Manager *m, const ProcessId *id, uid_t confin
 int manager_get_process(Manager *m, pid_t pid, PlacerReport *ret);
 /* An agent (agents.h) first seen on the bus: -EUSERS over its limits. */
 int manager_agent_add(Manager *m, const char *name, uid_t uid, pid_t pid, Agent **ret);
-/* A game an agent reported (source: its unique bus name): -EUSERS at
- * GAMES_PER_AGENT_MAX games of that agent. */
-int manager_agent_game(Manager *m, const char *source, pid_t pid, bool registered);
+/* A game an agent reported (source: its unique bus name), pinned when
+ * the call came in: -EUSERS at GAMES_PER_AGENT_MAX games of that agent,
+ * -ESRCH if the PID names another process now. */
+int manager_agent_game(Manager *m, const char *source, const ProcessId *id, bool registered);
 /* The agent left the bus (the bus layer let go of its userdata): its
  * games end and it is forgotten. */
 void manager_agent_gone(Manager *m, Agent *a);

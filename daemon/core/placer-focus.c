@@ -374,8 +374,6 @@ static const char *game_source_name(const char *source) {
 
 int placer_game_register(Placer *p, pid_t pid, const char *source) {
         ProcessId id = { .pid = pid };
-        PlacerGame *g;
-        char *src;
         int r;
 
         if (pid <= 0)
@@ -383,6 +381,17 @@ int placer_game_register(Placer *p, pid_t pid, const char *source) {
         r = proc_get_start_time(p->proc_root, pid, &id.start_time);
         if (r < 0)
                 return r;
+        return placer_game_register_id(p, &id, source);
+}
+
+int placer_game_register_id(Placer *p, const ProcessId *want, const char *source) {
+        ProcessId id = *want;
+        pid_t pid = id.pid;
+        PlacerGame *g;
+        char *src;
+
+        if (pid <= 0 || process_id_is_current(p->proc_root, &id) <= 0)
+                return -ESRCH;
         /* a reused PID: what was said of the old process goes */
         for (size_t i = 0; i < p->n_games;)
                 if (p->games[i].id.pid == pid &&

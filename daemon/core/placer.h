@@ -135,6 +135,9 @@ void placer_forget(Placer *p, pid_t pid);
  * a game stays one while any source has it. Clear drops every game of
  * source. */
 int placer_game_register(Placer *p, pid_t pid, const char *source);
+/* The same for the process pinned when a call came in (-ESRCH if its
+ * PID names another process now). */
+int placer_game_register_id(Placer *p, const ProcessId *id, const char *source);
 int placer_game_unregister(Placer *p, pid_t pid, const char *source);
 void placer_games_clear(Placer *p, const char *source);
 /* The games source has now; whether pid is one of them. */

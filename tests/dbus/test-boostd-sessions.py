@@ -226,6 +226,30 @@ class SessionsTest(harness.BoostdTest):
             with open(journal) as f:
                 self.assertNotIn('clamp ', f.read())
 
+    def test_one_track_per_client(self):
+        # a client's sessions share one match rule of boostd's on the bus
+        stats = dbus.Interface(self.sysbus.get_object('org.freedesktop.DBus', '/org/freedesktop/DBus'),
+                               'org.freedesktop.DBus.Debug.Stats')
+        owner = self.sysbus.get_name_owner(NAME)
+
+        def rules():
+            return int(stats.GetConnectionStats(owner)['MatchRules'])
+        before = rules()
+        a, b, c = self.workers.tids
+        bus = dbus.bus.BusConnection(self.addr)
+        for t in (a, b, c):
+            self.create([t], bus=bus)
+        self.assertEqual(rules(), before + 1)
+        other = dbus.bus.BusConnection(self.addr)
+        self.create([a], bus=other)
+        self.assertEqual(rules(), before + 2)
+        bus.close()
+        eventually(lambda: len(self.props.Get('org.boostd.Boost1', 'Sessions')) == 1,
+                   msg="the first client's three sessions closed")
+        eventually(lambda: rules() == before + 1, msg='its track gone')
+        other.close()
+        eventually(lambda: rules() == before, msg='the last track gone')
+
     def test_client_leaving_closes(self):
         a, b, _ = self.workers.tids
         self.clamp_file(a, 33)

@@ -584,6 +584,27 @@ static bool is_placed(Fixture *f, pid_t pid) {
         return state_pid_find(f->m->state->placed, f->m->state->n_placed, pid);
 }
 
+/* An agent's game is the process pinned when its call came in: one whose
+ * PID now names another process (another start time) is not registered. */
+static void test_agent_game_pinned(void **state) {
+        Fixture *f = *state;
+        pid_t g = spawn_sleeper();
+        ProcessId id = { .pid = g };
+
+        assert_int_equal(proc_get_start_time("/proc", g, &id.start_time), 0);
+        id.start_time++;
+        assert_int_equal(manager_agent_game(f->m, ":1.5", &id, true), -ESRCH);
+        assert_false(placer_is_game(&f->m->placer, g));
+        assert_false(in_performance(f, g));
+        id.start_time--;
+        assert_int_equal(manager_agent_game(f->m, ":1.5", &id, true), 0);
+        assert_true(placer_is_game(&f->m->placer, g));
+        assert_true(in_performance(f, g));
+        assert_int_equal(manager_agent_game(f->m, ":1.5", &id, false), 0);
+        assert_false(placer_is_game(&f->m->placer, g));
+        kill_sleeper(g);
+}
+
 /* The exit event of a leader whose process lives on (a thread's execve()
  * made it exit and took over its PID) forgets nothing; that of one whose
  * tasks are all zombies forgets it. */
@@ -764,6 +785,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_seam_lost_events_rescan, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_read_error_keeps_reading, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_exit_of_a_live_leader, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_agent_game_pinned, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_seam_exit_of_the_main_thread, setup, teardown),
                 cmocka_unit_test(test_process_gone),
                 cmocka_unit_test(test_seam_made_private),
