@@ -27,6 +27,7 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+#include <systemd/sd-login.h>
 
 #include "bus-names.h"
 #include "config-version.h"
@@ -46,6 +47,9 @@ typedef struct Agent {
         EventSink sink;                 /* what GameMode's watch reports to */
         GameModeWatch *gamemode;
         sd_bus_slot *boostd_owner;      /* NameOwnerChanged of boostd */
+        bool registered;                /* boostd took RegisterAgent() */
+        sd_login_monitor *logins;       /* logind's sessions, while refused */
+        sd_event_source *logins_source;
         pid_t games[AGENT_GAMES_MAX];   /* what GameMode says now */
         size_t n_games;
 } Agent;
@@ -127,12 +131,73 @@ static void on_games_gone(void *userdata) {
                 (void) on_game(a, a->games[0], false);
 }
 
+static void agent_announce(Agent *a);
+
+/* A logind session changed (one became active, say): a refused agent
+ * asks again, as polkit's answer may be another now. */
+static int on_logins(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Agent *a = userdata;
+
+        (void) s, (void) fd, (void) revents;
+        (void) sd_login_monitor_flush(a->logins);
+        if (!a->registered) {
+                log_info(&a->log, "A login session changed: asking boostd again.");
+                agent_announce(a);
+        }
+        return 0;
+}
+
+static void logins_follow(Agent *a) {
+        int r;
+
+        if (a->logins)
+                return;
+        r = sd_login_monitor_new("session", &a->logins);
+        if (r >= 0)
+                r = sd_event_add_io(a->event, &a->logins_source, sd_login_monitor_get_fd(a->logins),
+                                    (uint32_t) sd_login_monitor_get_events(a->logins), on_logins, a);
+        if (r < 0) {
+                log_warning_errno(&a->log, r, "Cannot follow logind's sessions, asking again only when boostd comes back: %m");
+                a->logins = sd_login_monitor_unref(a->logins);
+        }
+}
+
+static void logins_unfollow(Agent *a) {
+        a->logins_source = sd_event_source_disable_unref(a->logins_source);
+        a->logins = sd_login_monitor_unref(a->logins);
+}
+
+/* boostd's answer to RegisterAgent(): refused (polkit grants
+ * org.boostd.classify to an active local session by default: a login
+ * over ssh, or one in the background, gets nothing), the agent says why
+ * and asks again when a logind session changes. */
+static int on_registered(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Agent *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+        (void) ret_error;
+        if (!e) {
+                if (!a->registered)
+                        log_info(&a->log, "Registered with boostd.");
+                a->registered = true;
+                logins_unfollow(a);
+                return 0;
+        }
+        a->registered = false;
+        log_warning(&a->log,
+                    "boostd refused to register this agent: %s: %s. Its games are not forwarded until it "
+                    "does; polkit grants org.boostd.classify to an active local session: asking again "
+                    "when a login session changes.", e->name, e->message ?: "");
+        logins_follow(a);
+        return 0;
+}
+
 /* Registers with boostd and tells it every game there is. */
 static void agent_announce(Agent *a) {
         int r;
 
         r = sd_bus_call_method_async(a->system, NULL, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE,
-                                     "RegisterAgent", on_forwarded, a, "");
+                                     "RegisterAgent", on_registered, a, "");
         if (r < 0)
                 log_warning_errno(&a->log, r, "Cannot register with boostd: %m");
         for (size_t i = 0; i < a->n_games; i++)
@@ -148,6 +213,7 @@ static int on_boostd_owner(sd_bus_message *msg, void *userdata, sd_bus_error *re
         if (sd_bus_message_read(msg, "sss", &name, &old, &new) < 0 || !new[0])
                 return 0;
         log_info(&a->log, "boostd is back on the bus: registering again with %zu games.", a->n_games);
+        a->registered = false;
         agent_announce(a);
         return 0;
 }
@@ -191,6 +257,7 @@ static const sd_bus_vtable agent_vtable[] = {
 };
 
 static void agent_done(Agent *a) {
+        logins_unfollow(a);
         a->gamemode = gamemode_watch_free(a->gamemode);
         a->boostd_owner = sd_bus_slot_unref(a->boostd_owner);
         if (a->system)

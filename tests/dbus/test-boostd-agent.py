@@ -290,6 +290,24 @@ class AgentTest(harness.BoostdTest):
             x.close()
         eventually(lambda: len(self.props.Get(IFACE, 'Agents')) == 0, msg='agents gone with their clients')
 
+    def test_refused_registration(self):
+        # nobody's agent without org.boostd.classify (a login that is not
+        # an active local session): refused, says why, stays, and asks
+        # again when the answer may have changed (here: boostd's restart)
+        self.polkit.SetAllowed(dbus.Array([], signature='s'))
+        self.start_gamemode()
+        p = self.start_agent(user='nobody', wait=False)
+        eventually(lambda: 'boostd refused to register this agent' in self.agent_log(), msg='refusal logged')
+        self.assertIn('org.freedesktop.DBus.Error.AccessDenied', self.agent_log())
+        self.assertIn('org.boostd.classify', self.agent_log())
+        self.assertIsNone(p.poll())
+        self.assertEqual(len(self.props.Get(IFACE, 'Agents')), 0)
+        self.polkit.SetAllowed(['org.boostd.classify'])
+        self.stop_daemon()
+        self.start_daemon()
+        eventually(lambda: len(self.props.Get(IFACE, 'Agents')) == 1, msg='registered once allowed')
+        eventually(lambda: 'Registered with boostd.' in self.agent_log(), msg='registration logged')
+
     def test_too_many_games(self):
         # one agent registers at most 64 games; the 65th is refused by
         # name, the 64 stay placed, and they end with the agent
