@@ -83,34 +83,50 @@ static int bus_threads_error(int r, sd_bus_error *error) {
                          strerror(-r));
 }
 
+/* CreateSession's arguments and caller, as the method and its perform
+ * read them (polkit answers later: perform reads them again). */
+typedef struct CreateArgs {
+        pid_t tids[HINT_THREADS_MAX];
+        size_t n;
+        uint64_t target;
+        pid_t pid;
+        uid_t uid;
+} CreateArgs;
+
+static int bus_read_create(sd_bus_message *msg, CreateArgs *a, sd_bus_error *error) {
+        int r;
+
+        r = bus_read_tids(msg, a->tids, &a->n, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "t", &a->target);
+        if (r < 0)
+                return r;
+        if (a->target < HINT_TARGET_MIN_NS || a->target > HINT_TARGET_MAX_NS)
+                return bus_target_error(a->target, error);
+        if (bus_caller_pid_uid(msg, &a->pid, &a->uid) < 0 || !sd_bus_message_get_sender(msg))
+                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
+        return 0;
+}
+
 /* CreateSession(au tids, t target_ns) -> (o session); any: what polkit
  * granted was org.boostd.session-any, not only org.boostd.session. */
 static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_error *error) {
         _cleanup_(freep) char *path = NULL;
         const char *owner = sd_bus_message_get_sender(msg);
-        pid_t tids[HINT_THREADS_MAX], pid;
         sd_bus_track *t = NULL;
-        uint64_t target;
+        CreateArgs c;
         uint32_t id;
-        uid_t uid;
-        size_t n;
         int r;
 
-        r = bus_read_tids(msg, tids, &n, error);
+        r = bus_read_create(msg, &c, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(msg, "t", &target);
-        if (r < 0)
-                return r;
-        r = bus_caller_pid_uid(msg, &pid, &uid);
-        if (r < 0 || !owner)
-                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
         /* The threads are checked again against the action polkit granted:
          * one that exited while polkit answered, its TID now another
          * process's, is not the caller's own (NoSuchProcess), even if that
          * process is of the same user. */
-        r = hint_sessions_create(&m->hints, owner, uid, pid, any,
-                                 tids, n, target, &id);
+        r = hint_sessions_create(&m->hints, owner, c.uid, c.pid, any, c.tids, c.n, c.target, &id);
         if (r == -EUSERS)
                 return bus_error(error, r, BOOST_ERROR_TOO_MANY_SESSIONS,
                                  "At most %u sessions per client, %u per user and %u in all",
@@ -142,7 +158,7 @@ static int create_session(sd_bus_message *msg, Manager *m, bool any, sd_bus_erro
         hint_table_find(&m->hints.table, id)->userdata = t;
         bus_emit_changed(m, "Sessions");
         log_info(&m->log, "Hint session %u of %s (PID %d, UID %u): %zu threads, target %" PRIu64 " ns",
-                 id, owner, (int) pid, (unsigned) uid, n, target);
+                 id, owner, (int) c.pid, (unsigned) c.uid, c.n, c.target);
         return sd_bus_reply_method_return(msg, "o", path);
 }
 
@@ -156,26 +172,15 @@ static int perform_create_session_any(sd_bus_message *msg, void *userdata, sd_bu
 
 int bus_method_create_session(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        pid_t tids[HINT_THREADS_MAX], pid;
-        uint64_t target;
-        uid_t uid;
-        size_t n;
+        CreateArgs c;
         int r;
 
-        r = bus_read_tids(msg, tids, &n, error);
+        r = bus_read_create(msg, &c, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(msg, "t", &target);
-        if (r < 0)
-                return r;
-        if (target < HINT_TARGET_MIN_NS || target > HINT_TARGET_MAX_NS)
-                return bus_target_error(target, error);
         /* threads of the caller's own process, or (session-any) of any
          * process of the caller's user */
-        r = bus_caller_pid_uid(msg, &pid, &uid);
-        if (r < 0)
-                return bus_error(error, -EPERM, BOOST_ERROR_ACCESS_DENIED, "Cannot identify the caller");
-        if (hint_sessions_threads_of(&m->hints, pid, tids, n))
+        if (hint_sessions_threads_of(&m->hints, c.pid, c.tids, c.n))
                 return bus_authorize(m, msg, "org.boostd.session", perform_create_session_own, error);
         return bus_authorize(m, msg, "org.boostd.session-any", perform_create_session_any, error);
 }
