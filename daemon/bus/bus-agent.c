@@ -72,7 +72,7 @@ static int bus_agent_get(Manager *m, sd_bus_message *msg, Agent **ret, sd_bus_er
  * games takes, so that users without an active session cannot fill the
  * table. */
 static int perform_register_agent(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Agent *a;
+        Agent *a = NULL;
         int r;
 
         r = bus_agent_get(userdata, msg, &a, error);
@@ -88,7 +88,7 @@ int bus_method_register_agent(sd_bus_message *msg, void *userdata, sd_bus_error 
 static int perform_register_game(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         TargetCall *t = userdata;
         Manager *m = t->m;
-        Agent *a;
+        Agent *a = NULL;
         int r;
 
         r = bus_target_check(t, error);
