@@ -150,8 +150,12 @@ void hint_thread_release(HintSessions *w, AppliedThread *a) {
 
         if (proc_get_start_time(w->proc_root, a->tid, &start) < 0 || start != a->start) {
                 log_debug(w->log, "Thread %d exited: nothing to give back.", (int) a->tid);
-                if (w->backend)
+                if (w->backend) {
                         backend_thread_forget(w->backend, a->tid);
+                        /* its pool group may have no claimed thread left */
+                        if (w->pool)
+                                backend_pool_sweep(w->backend);
+                }
                 applied_remove(w, a);
                 return;
         }

@@ -342,6 +342,28 @@ static void test_pool_group_removed_after_exit(void **state) {
         assert_false(backend_pool_busy(f->backend));
 }
 
+/* The session's thread exited before its session closed (a client's
+ * threads go with it): nothing is given back to its TID, and its pool
+ * group still goes. */
+static void test_pool_group_removed_after_the_thread_exited(void **state) {
+        Fixture *f = *state;
+        pid_t tid = f->tid;
+        uint32_t id;
+
+        start(f, HINT_ACTUATOR_SCHEDTUNE);
+        assert_int_equal(hint_sessions_create(&f->w, ":1.1", getuid(), getpid(), false,
+                                              (pid_t[]) { getpid(), tid }, 2, T, &id), 0);
+        assert_true(in_tasks(f, "session.20", tid));
+        assert_int_equal(hint_sessions_set_threads(&f->w, id, ":1.1", (pid_t[]) { tid }, 1), 1);
+        assert_true(in_tasks(f, "session.20", tid));
+        (void) write(f->stop[1], "x", 1);
+        pthread_join(f->thread, NULL);
+        /* teardown joins it again: a thread of its own that ends at once */
+        assert_int_equal(pthread_create(&f->thread, NULL, thread_body, f), 0);
+        assert_int_equal(hint_sessions_close(&f->w, id, ":1.1"), 0);
+        assert_false(group_exists(f, "session.20"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pool_boost_steps),
@@ -353,6 +375,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_failed_pool_move, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stray_thread, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stray_thread_swept_at_a_call, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pool_group_removed_after_the_thread_exited, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_leftovers_placed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pool_group_removed_after_exit, setup, teardown),
         };
