@@ -206,24 +206,28 @@ static int bus_rate_limited(sd_bus_error *error) {
                          HINT_REPORT_BURST, HINT_REPORT_INTERVAL_NS / 1000000ULL);
 }
 
-/* ReportActualWorkDurations(a(tt) durations): (timestamp_ns, actual_ns) */
-static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        HintWork work[HINT_REPORT_MAX];
+/*
+ * The durations of a report: (end timestamp, actual) pairs, or with two
+ * (AWorkDuration's fields, as Android's reportActualWorkDuration2()):
+ * (start timestamp, total, CPU part, GPU part), each part 0 when not
+ * measured, at least one of them above 0. The controller runs on the
+ * total, as Android's does; the parts are checked and not acted on, as
+ * boostd raises CPU frequency only.
+ */
+static int bus_read_work(sd_bus_message *msg, bool parts, HintWork *work, size_t *ret_n,
+                         sd_bus_error *error) {
+        const char *type = parts ? "(tttt)" : "(tt)";
         size_t n = 0;
-        HintSession *x;
         int r;
 
-        r = bus_own_session(m, msg, &x, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(msg, 'a', "(tt)");
+        r = sd_bus_message_enter_container(msg, 'a', type);
         if (r < 0)
                 return r;
         for (;;) {
-                uint64_t ts, actual;
+                uint64_t ts, actual, cpu = 0, gpu = 0;
 
-                r = sd_bus_message_read(msg, "(tt)", &ts, &actual);
+                r = parts ? sd_bus_message_read(msg, type, &ts, &actual, &cpu, &gpu) :
+                            sd_bus_message_read(msg, type, &ts, &actual);
                 if (r < 0)
                         return r;
                 if (r == 0)
@@ -231,9 +235,29 @@ static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 if (n == HINT_REPORT_MAX)
                         return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
                                          "At most %u durations in one report", HINT_REPORT_MAX);
-                work[n++] = (HintWork) { .timestamp_ns = ts, .actual_ns = actual };
+                /* Android's rules: a start above 0, a CPU or a GPU part */
+                if (parts && (ts == 0 || ts > UINT64_MAX - actual || (cpu == 0 && gpu == 0)))
+                        return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
+                                         "Each duration needs a start above 0, and a CPU or a GPU part "
+                                         "above 0");
+                work[n++] = (HintWork) { .timestamp_ns = parts ? ts + actual : ts, .actual_ns = actual };
         }
-        r = sd_bus_message_exit_container(msg);
+        *ret_n = n;
+        return sd_bus_message_exit_container(msg);
+}
+
+/* ReportActualWorkDurations(a(tt) durations): (timestamp_ns, actual_ns);
+ * ReportActualWorkDurations2(a(tttt)): (start_ns, total_ns, cpu_ns, gpu_ns) */
+static int report(sd_bus_message *msg, Manager *m, bool parts, sd_bus_error *error) {
+        HintWork work[HINT_REPORT_MAX];
+        HintSession *x;
+        size_t n = 0;
+        int r;
+
+        r = bus_own_session(m, msg, &x, error);
+        if (r < 0)
+                return r;
+        r = bus_read_work(msg, parts, work, &n, error);
         if (r < 0)
                 return r;
         r = hint_sessions_report(&m->hints, x->id, x->owner, work, n);
@@ -246,6 +270,14 @@ static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
         return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_report(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return report(msg, userdata, false, error);
+}
+
+static int method_report2(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return report(msg, userdata, true, error);
 }
 
 /* UpdateTargetWorkDuration(t target_ns) */
@@ -403,6 +435,8 @@ static const sd_bus_vtable session_vtable[] = {
         SD_BUS_PROPERTY("Group", "s", property_get_session, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ReportActualWorkDurations", "a(tt)", SD_BUS_PARAM(durations),
                                  NULL, , method_report, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ReportActualWorkDurations2", "a(tttt)", SD_BUS_PARAM(durations),
+                                 NULL, , method_report2, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("UpdateTargetWorkDuration", "t", SD_BUS_PARAM(target_ns),
                                  NULL, , method_update_target, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetThreads", "au", SD_BUS_PARAM(tids),

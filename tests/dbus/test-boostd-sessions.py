@@ -192,6 +192,30 @@ class SessionsTest(harness.BoostdTest):
         self.assertEqual(self.util_min(b), 0)
         other_bus.close()
 
+    def test_report_with_cpu_and_gpu_parts(self):
+        # ReportActualWorkDurations2: (start, total, cpu, gpu), Android's
+        # AWorkDuration; the total drives the controller, the parts are
+        # checked and not acted on
+        a, b, _ = self.workers.tids
+        s, _ = self.create([a])
+        ref, _ = self.create([b])
+
+        def report2(*items):
+            s.ReportActualWorkDurations2(dbus.Array([dbus.Struct(tuple(dbus.UInt64(v) for v in it))
+                                                     for it in items], signature='(tttt)'))
+        self.assertIn('start above 0', self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', report2, (0, 3 * T, T, 0)))
+        self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', report2, (5, 3 * T, 0, 0))
+        self.assertEqual(self.util_min(a), 100)
+        # a late frame, mostly the GPU's: as late as a late frame is
+        report2((5, 3 * T, T // 10, 3 * T))
+        self.report(ref, 3 * T)
+        self.assertGreater(self.util_min(a), 100)
+        self.assertEqual(self.util_min(a), self.util_min(b))
+        # then an early one, through either method
+        report2((5 + 3 * T, T // 2, T // 2, 0))
+        self.report(ref, T // 2)
+        self.assertEqual(self.util_min(a), self.util_min(b))
+
     def test_rate_limit(self):
         a = self.workers.tids[0]
         s, _ = self.create([a])
