@@ -118,8 +118,11 @@ int backend_thread_release(Backend *b, pid_t tid) {
 void backend_thread_forget(Backend *b, pid_t tid) {
         BackendThread *t = backend_thread_find(b, tid);
 
-        if (t)
-                thread_forget(b, t);
+        if (!t)
+                return;
+        thread_forget(b, t);
+        /* its pool group may have no claimed thread left */
+        backend_pool_sweep(b);
 }
 
 void backend_threads_moved(Backend *b, pid_t pid, const char *group) {

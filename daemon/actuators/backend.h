@@ -169,7 +169,8 @@ int backend_thread_pool(Backend *b, pid_t tid, unsigned boost);
  * util_min. */
 int backend_thread_release(Backend *b, pid_t tid);
 /* The claimed thread exited, and its TID may be another thread's now:
- * forgotten, nothing moved or written for it. */
+ * forgotten, nothing moved or written for it; the pool groups are then
+ * swept as after a release (a group with no claimed thread left goes). */
 void backend_thread_forget(Backend *b, pid_t tid);
 /* Its process was moved into group (which moved every thread): the
  * claimed threads' home, and back into their pool groups. */

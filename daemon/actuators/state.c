@@ -181,6 +181,13 @@ void state_clamp_remove(State *j, pid_t tid) {
                 }
 }
 
+void state_clamps_clear(State *j) {
+        free(j->clamps);
+        j->clamps = NULL;
+        j->n_clamps = 0;
+        j->dirty = true;
+}
+
 size_t state_placed_prune(State *j, const char *proc_root) {
         size_t removed = state_pid_prune(&j->placed, &j->n_placed, proc_root);
 

@@ -113,6 +113,7 @@ void state_remove_group(State *j, const char *name);
  * state_clear_kernel() leaves it. */
 int state_clamp_set(State *j, pid_t tid, uint64_t start, unsigned previous);
 void state_clamp_remove(State *j, pid_t tid);
+void state_clamps_clear(State *j);
 
 StateGroup *state_get_group(State *j, const char *name, bool create);
 

@@ -363,7 +363,6 @@ int hint_sessions_hint(HintSessions *w, uint32_t id, const char *owner, HintKind
 }
 
 unsigned hint_sessions_output(const HintSessions *w, const HintSession *x) {
-        (void) w;
         return hint_controller_output(&x->ctl, w->clock());
 }
 

@@ -35,8 +35,7 @@ void hint_sessions_restore(HintSessions *w, State *state) {
         if (n > 0)
                 log_notice(w->log, "Gave %u threads the uclamp.min they had before hint sessions of an earlier run.",
                            n);
-        while (state->n_clamps > 0)
-                state_clamp_remove(state, state->clamps[0].tid);
+        state_clamps_clear(state);
         state_commit(state);
         w->state = state;
 }
@@ -150,12 +149,8 @@ void hint_thread_release(HintSessions *w, AppliedThread *a) {
 
         if (proc_get_start_time(w->proc_root, a->tid, &start) < 0 || start != a->start) {
                 log_debug(w->log, "Thread %d exited: nothing to give back.", (int) a->tid);
-                if (w->backend) {
+                if (w->backend)
                         backend_thread_forget(w->backend, a->tid);
-                        /* its pool group may have no claimed thread left */
-                        if (w->pool)
-                                backend_pool_sweep(w->backend);
-                }
                 applied_remove(w, a);
                 return;
         }

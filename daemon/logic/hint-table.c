@@ -292,24 +292,6 @@ int hint_table_report(HintTable *s, HintSession *x, const HintWork *work, size_t
         return 0;
 }
 
-unsigned hint_table_forget_thread(HintTable *s, pid_t tid) {
-        unsigned found = 0;
-
-        for (size_t i = 0; i < s->n; i++) {
-                HintSession *x = s->sessions[i];
-
-                for (size_t j = 0; j < x->n_tids; j++)
-                        if (x->tids[j] == tid) {
-                                drop(x, j);
-                                found++;
-                                break;
-                        }
-        }
-        if (found)
-                index_rebuild(s);
-        return found;
-}
-
 int hint_table_thread_output(const HintTable *s, pid_t tid, uint64_t now, unsigned *ret) {
         const HintNaming *e = index_first(s, tid);
         unsigned best = 0;

@@ -110,9 +110,6 @@ void hint_table_spend(HintTable *s, const char *owner);
  * returns. */
 int hint_table_report(HintTable *s, HintSession *x, const HintWork *work, size_t n, uint64_t now);
 
-/* Removes tid from every session; returns how many named it. */
-unsigned hint_table_forget_thread(HintTable *s, pid_t tid);
-
 /* The largest output, at now, of the sessions naming tid; -ENOENT when no
  * session names it. O(log n) in the sessions' threads. */
 int hint_table_thread_output(const HintTable *s, pid_t tid, uint64_t now, unsigned *ret);

@@ -30,11 +30,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import TOP, GROUPS, PrivateBus, cpu_ns, ratio  # noqa: E402
+from benchlib import TOP, PrivateBus, Threads, cpu_ns, make_stune_tree, ratio  # noqa: E402
 
 import dbus  # noqa: E402
 
@@ -43,29 +42,6 @@ PATH = '/org/boostd/Boost1'
 T = 16666667
 CLIENTS, SESSIONS, THREADS = 4, 4, 32
 PACE = 0.055
-
-
-class Threads:
-    """n threads of this process that wait until stop()."""
-
-    def __init__(self, n):
-        self.done = threading.Event()
-        self.tids = []
-        ready = threading.Barrier(n + 1)
-
-        def body():
-            self.tids.append(threading.get_native_id())
-            ready.wait()
-            self.done.wait()
-        self.threads = [threading.Thread(target=body) for _ in range(n)]
-        for t in self.threads:
-            t.start()
-        ready.wait()
-
-    def stop(self):
-        self.done.set()
-        for t in self.threads:
-            t.join()
 
 
 def build_baseline(rev):
@@ -89,16 +65,8 @@ def build_baseline(rev):
 
 
 def make_root(root, tids):
-    os.makedirs(f'{root}/proc')
-    with open(f'{root}/proc/cgroups', 'w') as f:
-        f.write('#subsys_name\thierarchy\tnum_cgroups\tenabled\nschedtune\t3\t4\t1\n')
-    for d in ['.'] + GROUPS:
-        os.makedirs(f'{root}/dev/stune/{d}', exist_ok=True)
-        with open(f'{root}/dev/stune/{d}/schedtune.boost', 'w') as f:
-            f.write('0\n')
-        open(f'{root}/dev/stune/{d}/cgroup.procs', 'w').close()
-    os.makedirs(f'{root}/etc')
-    open(f'{root}/etc/boostd.conf', 'w').close()
+    """make_stune_tree() and each thread's uclamp.min, as a file."""
+    make_stune_tree(root)
     for t in tids:
         os.makedirs(f'{root}/proc/{t}', exist_ok=True)
         with open(f'{root}/proc/{t}/util_min', 'w') as f:

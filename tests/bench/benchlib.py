@@ -6,6 +6,7 @@ from /proc, and a root that looks like a SchedTune kernel to boostd."""
 
 import ctypes
 import os
+import threading
 import struct
 import select
 import subprocess
@@ -114,11 +115,32 @@ def compile_c(src, out):
     subprocess.run(['cc', '-O2', '-x', 'c', '-o', out, '-'], input=src, text=True, check=True)
 
 
-def make_stune_root(root, boost, duration_ms):
+class Threads:
+    """n threads of this process that wait until stop()."""
+
+    def __init__(self, n):
+        self.done = threading.Event()
+        self.tids = []
+        ready = threading.Barrier(n + 1)
+
+        def body():
+            self.tids.append(threading.get_native_id())
+            ready.wait()
+            self.done.wait()
+        self.threads = [threading.Thread(target=body) for _ in range(n)]
+        for t in self.threads:
+            t.start()
+        ready.wait()
+
+    def stop(self):
+        self.done.set()
+        for t in self.threads:
+            t.join()
+
+
+def make_stune_tree(root, conf=''):
     """A root with a SchedTune hierarchy at dev/stune (the groups of
-    GROUPS, boost 0), one keyboard whose events come through the FIFO
-    dev/input/event0, and etc/boostd.conf boosting interactive by boost
-    for duration_ms at each input event."""
+    GROUPS, boost 0) and etc/boostd.conf holding conf."""
     os.makedirs(f'{root}/proc')
     with open(f'{root}/proc/cgroups', 'w') as f:
         f.write('#subsys_name\thierarchy\tnum_cgroups\tenabled\nschedtune\t3\t4\t1\n')
@@ -128,6 +150,15 @@ def make_stune_root(root, boost, duration_ms):
             f.write('0\n')
         open(f'{root}/dev/stune/{d}/cgroup.procs', 'w').close()
     os.makedirs(f'{root}/etc')
+    with open(f'{root}/etc/boostd.conf', 'w') as f:
+        f.write(conf)
+
+
+def make_stune_root(root, boost, duration_ms):
+    """make_stune_tree() with one keyboard whose events come through the
+    FIFO dev/input/event0, and etc/boostd.conf boosting interactive by
+    boost for duration_ms at each input event."""
+    make_stune_tree(root)
     with open(f'{root}/etc/boostd.conf', 'w') as f:
         f.write(f'[Input]\nGroup=interactive\nBoost={boost}\nDurationMs={duration_ms}\n'
                 'Devices=keyboard\n')

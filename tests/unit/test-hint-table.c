@@ -111,6 +111,7 @@ static void test_threads_and_largest_output(void **state) {
         HintSession *a, *b;
         HintWork over = { T, 3 * T };
         unsigned out;
+        size_t n;
 
         (void) state;
         hint_config_init(&c);
@@ -128,12 +129,15 @@ static void test_threads_and_largest_output(void **state) {
         assert_int_equal(hint_table_thread_output(&s, 11, T, &out), 0);
         assert_int_equal(out, c.high);
         assert_int_equal(hint_table_close(&s, 3, ":1.3", NULL), 0);
-        /* a thread that exits leaves every session */
-        assert_int_equal(hint_table_forget_thread(&s, 11), 2);
+        /* a thread that exits leaves each session that names it */
+        hint_table_drop_thread(&s, a, hint_table_thread_index(a, 11));
+        assert_int_equal(hint_table_thread_output(&s, 11, T, &out), 0);
+        hint_table_drop_thread(&s, b, hint_table_thread_index(b, 11));
         assert_int_equal(hint_table_thread_output(&s, 11, T, &out), -ENOENT);
         assert_int_equal(a->n_tids, 1);
         assert_int_equal(a->tids[0], 10);
-        assert_int_equal(hint_table_forget_thread(&s, 11), 0);
+        assert_null(hint_table_namings(&s, 11, &n));
+        assert_int_equal(n, 0);
         /* SetThreads replaces the list, with creation's rules */
         assert_int_equal(hint_table_set_threads(&s, a, (pid_t[]) { 20, 20 }, 2), -EINVAL);
         assert_int_equal(a->n_tids, 1);
