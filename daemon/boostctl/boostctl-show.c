@@ -109,6 +109,32 @@ static int print_agents(sd_bus_message *reply, const char *indent) {
         return r;
 }
 
+/* The agent of the caller's own session (boostd-session, on the user's
+ * bus): whether boostd took it, and why not. Quiet about a caller with no
+ * user's bus (root from a system service, say). */
+static void print_own_agent(void) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *user = NULL;
+        char *v = NULL;
+        int r;
+
+        if (sd_bus_open_user(&user) < 0)
+                return;
+        r = sd_bus_get_property_string(user, BOOST_AGENT_BUS_NAME, BOOST_AGENT_BUS_PATH,
+                                       BOOST_AGENT_BUS_IFACE, "Registration", &e, &v);
+        if (r >= 0)
+                printf("This session's agent: %s%s\n", v,
+                       strncmp(v, "refused", 7) == 0 ? " (asks again when a login session changes)" : "");
+        else if (sd_bus_error_has_name(&e, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
+                 sd_bus_error_has_name(&e, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                printf("This session's agent: none on the user's bus\n");
+        else
+                printf("This session's agent: cannot ask it: %s\n", e.message ?: strerror(-r));
+        free(v);
+        sd_bus_error_free(&e);
+        sd_bus_flush_close_unref(user);
+}
+
 int cmd_status(sd_bus *bus) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
@@ -161,6 +187,7 @@ int cmd_status(sd_bus *bus) {
         reply = sd_bus_message_unref(reply);
         if (r < 0)
                 goto fail;
+        print_own_agent();
         free(overrides);
         return EXIT_OK;
 fail:

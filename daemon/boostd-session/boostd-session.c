@@ -48,6 +48,8 @@ typedef struct Agent {
         GameModeWatch *gamemode;
         sd_bus_slot *boostd_owner;      /* NameOwnerChanged of boostd */
         bool registered;                /* boostd took RegisterAgent() */
+        char *refusal;                  /* why it did not, NULL: it did not
+                                         * answer yet, or it took it */
         sd_login_monitor *logins;       /* logind's sessions, while refused */
         sd_event_source *logins_source;
         pid_t games[AGENT_GAMES_MAX];   /* what GameMode says now */
@@ -176,6 +178,7 @@ static int on_registered(sd_bus_message *reply, void *userdata, sd_bus_error *re
         const sd_bus_error *e = sd_bus_message_get_error(reply);
 
         (void) ret_error;
+        a->refusal = mfree(a->refusal);
         if (!e) {
                 if (!a->registered)
                         log_info(&a->log, "Registered with boostd.");
@@ -184,6 +187,8 @@ static int on_registered(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 return 0;
         }
         a->registered = false;
+        if (asprintf(&a->refusal, "%s: %s", e->name, e->message ?: "") < 0)
+                a->refusal = NULL;
         log_warning(&a->log,
                     "boostd refused to register this agent: %s: %s. Its games are not forwarded until it "
                     "does; polkit grants org.boostd.classify to an active local session: asking again "
@@ -214,6 +219,7 @@ static int on_boostd_owner(sd_bus_message *msg, void *userdata, sd_bus_error *re
                 return 0;
         log_info(&a->log, "boostd is back on the bus: registering again with %zu games.", a->n_games);
         a->registered = false;
+        a->refusal = mfree(a->refusal);
         agent_announce(a);
         return 0;
 }
@@ -249,8 +255,28 @@ static int method_set_foreground(sd_bus_message *msg, void *userdata, sd_bus_err
         return 1;       /* answered later */
 }
 
+/* Registration (s): "registered", "refused: NAME: MESSAGE" (asked again
+ * when a login session changes), or "waiting" for boostd's answer or for
+ * boostd on the bus; boostctl status shows it. */
+static int property_get_registration(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error) {
+        Agent *a = userdata;
+        _cleanup_(freep) char *s = NULL;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        if (a->registered)
+                return sd_bus_message_append(reply, "s", "registered");
+        if (!a->refusal)
+                return sd_bus_message_append(reply, "s", "waiting");
+        if (asprintf(&s, "refused: %s", a->refusal) < 0)
+                return -ENOMEM;
+        return sd_bus_message_append(reply, "s", s);
+}
+
 static const sd_bus_vtable agent_vtable[] = {
         SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Registration", "s", property_get_registration, 0, 0),
         SD_BUS_METHOD_WITH_NAMES("SetForeground", "u", SD_BUS_PARAM(pid), NULL, , method_set_foreground,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END
@@ -258,6 +284,7 @@ static const sd_bus_vtable agent_vtable[] = {
 
 static void agent_done(Agent *a) {
         logins_unfollow(a);
+        a->refusal = mfree(a->refusal);
         a->gamemode = gamemode_watch_free(a->gamemode);
         a->boostd_owner = sd_bus_slot_unref(a->boostd_owner);
         if (a->system)

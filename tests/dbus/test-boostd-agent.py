@@ -302,11 +302,16 @@ class AgentTest(harness.BoostdTest):
         self.assertIn('org.boostd.classify', self.agent_log())
         self.assertIsNone(p.poll())
         self.assertEqual(len(self.props.Get(IFACE, 'Agents')), 0)
+        # boostctl status says so, from the agent on the user's bus
+        status = self.boostctl('status').stdout
+        self.assertRegex(status, r"This session's agent: refused: org\.freedesktop\.DBus\.Error\.AccessDenied: "
+                         r".*\(asks again when a login session changes\)\n")
         self.polkit.SetAllowed(['org.boostd.classify'])
         self.stop_daemon()
         self.start_daemon()
         eventually(lambda: len(self.props.Get(IFACE, 'Agents')) == 1, msg='registered once allowed')
         eventually(lambda: 'Registered with boostd.' in self.agent_log(), msg='registration logged')
+        self.assertIn("This session's agent: registered\n", self.boostctl('status').stdout)
 
     def test_too_many_games(self):
         # one agent registers at most 64 games; the 65th is refused by
