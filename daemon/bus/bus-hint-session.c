@@ -331,7 +331,8 @@ static int method_set_threads(sd_bus_message *msg, void *userdata, sd_bus_error 
         return sd_bus_reply_method_return(msg, "");
 }
 
-/* SendHint(s hint): load-up, load-down, load-reset */
+/* SendHint(s hint): load-up, load-down, load-reset, and Android's
+ * workload-increase, workload-reset, workload-spike */
 static int method_send_hint(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         HintKind hint;
@@ -347,12 +348,37 @@ static int method_send_hint(sd_bus_message *msg, void *userdata, sd_bus_error *e
                 return r;
         if (hint_kind_from_string(s, &hint) < 0)
                 return bus_error(error, -EINVAL, BOOST_ERROR_INVALID_ARGS,
-                                 "Hint '%.32s': expected load-up, load-down or load-reset", s);
+                                 "Hint '%.32s': expected load-up, load-down, load-reset, workload-increase, workload-reset or workload-spike",
+                                 s);
         r = hint_sessions_hint(&m->hints, x->id, x->owner, hint);
         if (r == -EBUSY)
                 return bus_rate_limited(error);
         if (r < 0)
                 return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
+        return sd_bus_reply_method_return(msg, "");
+}
+
+/* SetPreferPowerEfficiency(b enabled) */
+static int method_set_efficient(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        HintSession *x;
+        int enabled, r;
+
+        r = bus_own_session(m, msg, &x, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "b", &enabled);
+        if (r < 0)
+                return r;
+        r = hint_sessions_set_efficient(&m->hints, x->id, x->owner, enabled);
+        if (r == -EBUSY)
+                return bus_rate_limited(error);
+        if (r < 0)
+                return bus_error(error, r, BOOST_ERROR_BACKEND_FAILED, "%s", strerror(-r));
+        if (r > 0)
+                (void) sd_bus_emit_properties_changed(m->bus, sd_bus_message_get_path(msg),
+                                                      BOOST_SESSION_IFACE, "PreferPowerEfficiency",
+                                                      NULL);
         return sd_bus_reply_method_return(msg, "");
 }
 
@@ -386,6 +412,10 @@ static int property_get_session(sd_bus *bus, const char *path, const char *inter
                 return sd_bus_message_append(reply, "u", (uint32_t) hint_sessions_output(&m->hints, x));
         if (streq(property, "Stale"))
                 return sd_bus_message_append(reply, "b", hint_controller_is_stale(&x->ctl, now_usec() * 1000));
+        if (streq(property, "PreferPowerEfficiency"))
+                return sd_bus_message_append(reply, "b", x->ctl.efficient);
+        if (streq(property, "JankLevel"))
+                return sd_bus_message_append(reply, "s", hint_jank_level_to_string(x->ctl.jank.level));
         if (streq(property, "Group")) {
                 char g[CLASS_NAME_MAX];
 
@@ -433,6 +463,9 @@ static const sd_bus_vtable session_vtable[] = {
         SD_BUS_PROPERTY("Boost", "u", property_get_session, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Stale", "b", property_get_session, 0, 0),
         SD_BUS_PROPERTY("Group", "s", property_get_session, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("PreferPowerEfficiency", "b", property_get_session, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("JankLevel", "s", property_get_session, 0, 0),
         SD_BUS_METHOD_WITH_NAMES("ReportActualWorkDurations", "a(tt)", SD_BUS_PARAM(durations),
                                  NULL, , method_report, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReportActualWorkDurations2", "a(tttt)", SD_BUS_PARAM(durations),
@@ -443,6 +476,8 @@ static const sd_bus_vtable session_vtable[] = {
                                  NULL, , method_set_threads, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SendHint", "s", SD_BUS_PARAM(hint),
                                  NULL, , method_send_hint, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("SetPreferPowerEfficiency", "b", SD_BUS_PARAM(enabled),
+                                 NULL, , method_set_efficient, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Close", "", "", method_close, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END
 };

@@ -362,6 +362,21 @@ int hint_sessions_hint(HintSessions *w, uint32_t id, const char *owner, HintKind
         return 0;
 }
 
+int hint_sessions_set_efficient(HintSessions *w, uint32_t id, const char *owner, bool efficient) {
+        HintSession *x;
+        bool before;
+        int r;
+
+        r = owned(w, id, owner, &x);
+        if (r < 0)
+                return r;
+        before = x->ctl.efficient;
+        hint_controller_set_efficient(&x->ctl, efficient);
+        hint_table_spend(&w->table, owner);
+        apply_session(w, x, NULL, 0);
+        return before != efficient;
+}
+
 unsigned hint_sessions_output(const HintSessions *w, const HintSession *x) {
         return hint_controller_output(&x->ctl, w->clock());
 }

@@ -87,6 +87,9 @@ int hint_sessions_set_target(HintSessions *w, uint32_t id, const char *owner, ui
 int hint_sessions_set_threads(HintSessions *w, uint32_t id, const char *owner, const pid_t *tids,
                               size_t n_tids);
 int hint_sessions_hint(HintSessions *w, uint32_t id, const char *owner, HintKind hint);
+/* Prefer power efficiency (hint_controller_set_efficient()): 1 when that
+ * changed, 0 when it was so already. */
+int hint_sessions_set_efficient(HintSessions *w, uint32_t id, const char *owner, bool efficient);
 
 /* A session's output now. */
 unsigned hint_sessions_output(const HintSessions *w, const HintSession *x);

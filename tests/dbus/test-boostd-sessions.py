@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -90,6 +91,21 @@ class SessionsTest(harness.BoostdTest):
         obj = (bus or self.sysbus).get_object(NAME, path)
         return dbus.Interface(obj, SESSION_IFACE), dbus.Interface(obj, dbus.PROPERTIES_IFACE)
 
+    def drop_in(self, name, text):
+        """boostd again with a drop-in of the configuration."""
+        self.stop_daemon()
+        os.makedirs(f'{self.root}/etc/boostd.conf.d', exist_ok=True)
+        with open(f'{self.root}/etc/boostd.conf.d/{name}', 'w') as f:
+            f.write(text)
+        self.start_daemon()
+
+    def without_integral(self):
+        # the integral runs on boostd's clock (the time between reports):
+        # with it, what a report does here would depend on how many
+        # milliseconds the test took between calls; the controller's unit
+        # tests check it with a clock of their own
+        self.drop_in('00-no-integral.conf', '[Sessions]\nIntegral=0\n')
+
     def report(self, s, *actual):
         s.ReportActualWorkDurations(dbus.Array([dbus.Struct((dbus.UInt64(i + 1), dbus.UInt64(a)))
                                                 for i, a in enumerate(actual)], signature='(tt)'))
@@ -101,6 +117,7 @@ class SessionsTest(harness.BoostdTest):
         return cm.exception.get_dbus_message()
 
     def test_loop_and_give_back(self):
+        self.without_integral()
         a, b, c = self.workers.tids
         self.clamp_file(b, 250)
         s, props = self.create([a, b])
@@ -110,10 +127,10 @@ class SessionsTest(harness.BoostdTest):
         self.assertEqual(props.Get(SESSION_IFACE, 'Boost'), 100)
         self.assertEqual(list(props.Get(SESSION_IFACE, 'Threads')), [a, b])
         self.assertEqual(props.Get(SESSION_IFACE, 'Target'), T)
-        # frames over their target raise it: 1 ms over is +81 (by hand:
-        # P 50, I 1.66, D 30.12), far over reaches the high bound
+        # frames over their target raise it: 1 ms over is +80 (by hand:
+        # P 50, D 30.12), far over reaches the high bound
         self.report(s, T + 1000000)
-        self.assertEqual(self.util_min(a), 181)
+        self.assertEqual(self.util_min(a), 180)
         self.report(s, 3 * T, 3 * T)
         self.assertEqual(self.util_min(a), 384)
         self.assertEqual(props.Get(SESSION_IFACE, 'Boost'), 384)
@@ -124,9 +141,14 @@ class SessionsTest(harness.BoostdTest):
         s.SetThreads(dbus.Array([a, c], signature='u'))
         self.assertEqual(self.util_min(b), 250)
         self.assertEqual(self.util_min(c), self.util_min(a))
-        # hints
+        # hints: load-reset keeps a value above the initial one and gives
+        # LoadUp (384) until the next report
+        before = self.util_min(a)
+        self.assertGreater(before, 100)
         s.SendHint('load-reset')
-        self.assertEqual(self.util_min(a), 100)
+        self.assertEqual(self.util_min(a), 384)
+        self.report(s, T)
+        self.assertEqual(self.util_min(a), before)
         s.SendHint('load-up')
         self.assertEqual(self.util_min(a), 384)
         s.SendHint('load-down')
@@ -196,6 +218,7 @@ class SessionsTest(harness.BoostdTest):
         # ReportActualWorkDurations2: (start, total, cpu, gpu), Android's
         # AWorkDuration; the total drives the controller, the parts are
         # checked and not acted on
+        self.without_integral()
         a, b, _ = self.workers.tids
         s, _ = self.create([a])
         ref, _ = self.create([b])
@@ -215,6 +238,60 @@ class SessionsTest(harness.BoostdTest):
         report2((5 + 3 * T, T // 2, T // 2, 0))
         self.report(ref, T // 2)
         self.assertEqual(self.util_min(a), self.util_min(b))
+
+    def test_android_hints_and_power_efficiency(self):
+        # the Pixel profile through a drop-in: its bounds, its heuristic
+        # boost, its spike and power-efficiency rules over the bus
+        self.drop_in('50-pixel.conf', '[Sessions]\nProfile=pixel-2024\n')
+        # a target of 1 s: stale after 15 s, whatever the test's pace
+        T = 1000000000
+        a, b, _ = self.workers.tids
+        s, props = self.create([a], target=T)
+        self.assertEqual(self.util_min(a), 231)
+        self.assertEqual(props.Get(SESSION_IFACE, 'JankLevel'), 'light')
+        self.assertEqual(props.Get(SESSION_IFACE, 'PreferPowerEfficiency'), False)
+        # an announced spike: LoadUp (480) now, and the spiked frame is
+        # not fed: the report moves the output as the other frame alone
+        s.SendHint('workload-spike')
+        self.assertEqual(self.util_min(a), 480)
+        ref, _ = self.create([b], target=T)
+        self.report(s, T, 4 * T)
+        self.report(ref, T)
+        self.assertEqual(self.util_min(a), self.util_min(b))
+        self.assertEqual(props.Get(SESSION_IFACE, 'JankLevel'), 'light')
+        ref.Close()
+        # janks: 8 of them make it severe, the output above 480
+        for _ in range(4):
+            self.report(s, 2 * T, 2 * T)
+        self.assertEqual(props.Get(SESSION_IFACE, 'JankLevel'), 'severe')
+        self.assertGreater(self.util_min(a), 480)
+        time.sleep(0.55)        # the client's bucket full again (one per 50 ms)
+        # prefer power efficiency: down to 231 at once, announced once
+        mon = subprocess.Popen(['dbus-monitor', '--address', self.addr,
+                                f"type='signal',member='PropertiesChanged',path='{s.object_path}'"],
+                               stdout=subprocess.PIPE, text=True)
+        self.addCleanup(mon.kill)
+        lines = []
+        threading.Thread(target=lambda: lines.extend(mon.stdout), daemon=True).start()
+        eventually(lambda: any('NameAcquired' in l or 'signal' in l for l in lines), msg='dbus-monitor')
+        s.SetPreferPowerEfficiency(True)
+        self.assertEqual(self.util_min(a), 231)
+        self.assertEqual(props.Get(SESSION_IFACE, 'PreferPowerEfficiency'), True)
+        s.SendHint('workload-increase')
+        self.assertEqual(self.util_min(a), 231)
+        s.SetPreferPowerEfficiency(True)
+        s.SetPreferPowerEfficiency(False)
+        eventually(lambda: sum('PreferPowerEfficiency' in l for l in lines) >= 2,
+                   msg='the changes announced')
+        # on, on again (no change: not announced), off
+        self.assertEqual(sum('PreferPowerEfficiency' in l for l in lines), 2)
+        self.report(s, 2 * T)
+        self.assertGreater(self.util_min(a), 480)
+        # an unknown hint changes nothing
+        v = self.util_min(a)
+        msg = self.assertDBusError('org.freedesktop.DBus.Error.InvalidArgs', s.SendHint, 'workload-sideways')
+        self.assertIn('workload-spike', msg)
+        self.assertEqual(self.util_min(a), v)
 
     def test_rate_limit(self):
         a = self.workers.tids[0]

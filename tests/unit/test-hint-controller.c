@@ -7,34 +7,13 @@
 
 #include "config-hints.h"
 #include "hint-controller.h"
+#include "hint-plant.h"
 
 #define T 16666667ULL           /* a 60 Hz frame, ns */
 
-/*
- * The plant: a frame of `fixed_ms` that no frequency changes (waiting for
- * the GPU, I/O) plus `cycles` of CPU work, at the frequency schedutil asks
- * for a minimum utilization u of the test driver's CPU (200-2000 MHz):
- * 1.25 * u / 1024 * fmax, at least fmin. The frame time is what the client
- * reports.
- */
-typedef struct Plant {
-        double fixed_ms;
-        double cycles;          /* in ms x MHz, so that cycles / MHz = ms */
-} Plant;
-
-static double plant_mhz(unsigned u) {
-        double f = 1.25 * u / 1024.0 * 2000.0;
-
-        return f < 200.0 ? 200.0 : f > 2000.0 ? 2000.0 : f;
-}
-
-static double plant_frame_ms(const Plant *p, unsigned u) {
-        return p->fixed_ms + p->cycles / plant_mhz(u);
-}
-
 /* A plant whose frame takes exactly T at `mhz`. */
 static Plant plant_meeting_at(double fixed_ms, double mhz) {
-        return (Plant) { .fixed_ms = fixed_ms, .cycles = (T / 1e6 - fixed_ms) * mhz };
+        return plant_meeting(T / 1e6, fixed_ms, mhz);
 }
 
 /* One report of `batch` frames at the current output; returns the frame
@@ -170,8 +149,8 @@ static void test_bounds_and_bad_reports(void **state) {
  * ADPF's reference gains, on a frame half of which the CPU's frequency
  * does not change and whose CPU half needs 700 MHz: from the initial 100
  * (the frame takes 33 ms) to within 3 % of the target in at most 12
- * reports, and it stays there with steps of at most 15 (of 1024). Reported
- * frame by frame and in batches of 8 frames.
+ * reports, and it stays there with steps of at most 15 (of 1024) reported
+ * frame by frame, 25 in batches of 8 frames (the integral is over time).
  */
 static void test_reference_gains_converge(void **state) {
         HintConfig c;
@@ -185,7 +164,9 @@ static void test_reference_gains_converge(void **state) {
         assert_true(plant_frame_ms(&p, c.initial) > 1.9 * T / 1e6);
         for (unsigned batch = 1; batch <= 8; batch += 7) {
                 assert_int_equal(hint_controller_init(&s, &c, T, now), 0);
-                r = converge(&s, &p, batch, &now, 0.03, 30, 60, 15);
+                /* a report of 8 frames integrates 8 frames' time: its
+                 * steps are larger */
+                r = converge(&s, &p, batch, &now, 0.03, 30, 60, batch == 1 ? 15 : 25);
                 print_message("reference gains, batches of %u: within 3%% from report %d\n",
                               batch, r);
                 assert_true(r >= 0 && r <= 12);
@@ -296,35 +277,298 @@ static void test_hints(void **state) {
 
         (void) state;
         hint_config_init(&c);
+        c.load_up = 300;
         assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
         assert_int_equal(hint_controller_report(&s, &w, 1, T), 0);
         v = hint_controller_output(&s, T);
         assert_int_equal(v, 37);        /* 100 + 3 * -20 + 0.001 * -20 * 166 */
 
-        /* load-up: the high bound for two targets, then the value again */
+        /* load-up: LoadUp= for two targets, then the value again */
         assert_int_equal(hint_kind_from_string("load-up", &h), 0);
+        assert_int_equal(h, HINT_LOAD_UP);
         assert_int_equal(hint_controller_hint(&s, h, 2 * T), 0);
-        assert_int_equal(hint_controller_output(&s, 2 * T), c.high);
-        assert_int_equal(hint_controller_output(&s, 4 * T - 1), c.high);
+        assert_int_equal(hint_controller_output(&s, 2 * T), 300);
+        assert_int_equal(hint_controller_output(&s, 4 * T - 1), 300);
         assert_int_equal(hint_controller_next_change(&s, 2 * T), 4 * T);
         assert_int_equal(hint_controller_output(&s, 4 * T), v);
+        /* ... or until the next report, Android's rule */
+        assert_int_equal(hint_kind_from_string("workload-increase", &h), 0);
+        assert_int_equal(h, HINT_LOAD_UP);
+        assert_int_equal(hint_controller_hint(&s, h, 4 * T), 0);
+        assert_int_equal(hint_controller_output(&s, 4 * T + 1), 300);
+        w = (HintWork) { .timestamp_ns = 5 * T, .actual_ns = T };
+        assert_int_equal(hint_controller_report(&s, &w, 1, 5 * T), 0);
+        /* on target after 2 ms under: D 500 * 20 / 166 = 60.24, I 0.001 *
+         * -20 * 166 = -3.32 (the integral is over time: nothing was added
+         * for the 4 targets' pause but the report's own) */
+        assert_int_equal(hint_controller_output(&s, 5 * T), 93);
 
         /* load-down: the low bound, and the controller goes on from there */
         assert_int_equal(hint_kind_from_string("load-down", &h), 0);
         assert_int_equal(hint_controller_hint(&s, h, 5 * T), 0);
         assert_int_equal(hint_controller_output(&s, 5 * T), c.low);
 
-        /* load-reset: the initial value, nothing left of the history: a
-         * report on target changes nothing */
+        /* load-reset (workload-reset): the value at least the initial
+         * one, LoadUp= until the next report for at most half the stale
+         * time, and nothing left of the history: a report on target after
+         * it changes nothing */
+        assert_int_equal(hint_kind_from_string("workload-reset", &h), 0);
+        assert_int_equal(h, HINT_LOAD_RESET);
         assert_int_equal(hint_kind_from_string("load-reset", &h), 0);
+        s.integral = 5000;
+        s.previous_error = -40;
         assert_int_equal(hint_controller_hint(&s, h, 6 * T), 0);
-        assert_int_equal(hint_controller_output(&s, 6 * T), c.initial);
+        assert_int_equal(hint_controller_output(&s, 6 * T), 300);
+        assert_int_equal(hint_controller_next_change(&s, 6 * T), 11 * T);
+        assert_int_equal(hint_controller_output(&s, 11 * T), c.initial);
         w = (HintWork) { .timestamp_ns = 7 * T, .actual_ns = T };
         assert_int_equal(hint_controller_report(&s, &w, 1, 7 * T), 0);
         assert_int_equal(hint_controller_output(&s, 7 * T), c.initial);
+        /* a reset never lowers the value */
+        s.value = 250;
+        assert_int_equal(hint_controller_hint(&s, h, 8 * T), 0);
+        assert_int_equal(s.value, 250);
 
         assert_int_equal(hint_kind_from_string("load-sideways", &h), -EINVAL);
         assert_int_equal(hint_kind_from_string("", &h), -EINVAL);
+        hint_config_done(&c);
+}
+
+/* workload-spike: LoadUp= for at most one target, and the longest
+ * duration of the next report, wherever it is in the batch, is neither
+ * fed to the controller nor counted as jank. */
+static void test_workload_spike(void **state) {
+        HintConfig c;
+        HintController spiked, plain;
+        HintWork with[3] = { { T, T }, { 2 * T, 4 * T }, { 3 * T, T + 500000 } };
+        HintWork without[2] = { { T, T }, { 3 * T, T + 500000 } };
+        HintKind h;
+
+        (void) state;
+        assert_int_equal(hint_config_init(&c), 0);
+        assert_int_equal(hint_config_profile(&c, "pixel-2024"), 0);
+        assert_int_equal(hint_controller_init(&spiked, &c, T, 0), 0);
+        assert_int_equal(hint_controller_init(&plain, &c, T, 0), 0);
+        assert_int_equal(hint_kind_from_string("workload-spike", &h), 0);
+        assert_int_equal(hint_controller_hint(&spiked, h, 1), 0);
+        assert_int_equal(hint_controller_output(&spiked, 1), c.load_up);
+        assert_int_equal(hint_controller_next_change(&spiked, 1), 1 + T);
+        assert_int_equal(hint_controller_hint(&plain, HINT_LOAD_UP, 1), 0);
+        assert_int_equal(hint_controller_report(&spiked, with, 3, 3 * T), 0);
+        assert_int_equal(hint_controller_report(&plain, without, 2, 3 * T), 0);
+        assert_int_equal(hint_controller_output(&spiked, 3 * T), hint_controller_output(&plain, 3 * T));
+        assert_int_equal(spiked.jank.n, 2);
+        assert_int_equal(spiked.jank.n_missed, 0);
+        /* once only: the next report's long duration counts */
+        assert_int_equal(hint_controller_report(&spiked, with, 3, 6 * T), 0);
+        assert_int_equal(spiked.jank.n_missed, 1);
+        assert_true(hint_controller_output(&spiked, 6 * T) > hint_controller_output(&plain, 3 * T));
+        hint_config_done(&c);
+}
+
+/* The integral acts per second, not per report: a client reporting every
+ * frame and one reporting every fourth frame (the same error) have the
+ * same integral after the same time. ADPF's per-duration integral
+ * (adpf-2022) gives a batch of 8 eight times one duration's. */
+static void test_integral_over_time(void **state) {
+        HintConfig c;
+        HintController often, seldom;
+        HintWork w = { 0, T + 2000000 };
+        HintWork batch[8];
+
+        (void) state;
+        hint_config_init(&c);
+        c.p_over = c.p_under = c.d_over = 0;
+        c.i_gain = 0.0001;      /* the output stays off its bounds */
+        c.high = 1024;
+        assert_int_equal(hint_controller_init(&often, &c, T, 0), 0);
+        assert_int_equal(hint_controller_init(&seldom, &c, T, 0), 0);
+        for (uint64_t f = 1; f <= 60; f++) {
+                w.timestamp_ns = f * T;
+                assert_int_equal(hint_controller_report(&often, &w, 1, f * T), 0);
+                if (f % 4 == 0)
+                        assert_int_equal(hint_controller_report(&seldom, &w, 1, f * T), 0);
+        }
+        /* 20 units of error for 166.67 units of time each frame */
+        assert_int_equal(often.integral, 60 * 3333);
+        assert_int_equal(seldom.integral, 15 * 13333);
+        assert_true(labs(seldom.integral - often.integral) * 1000 < often.integral);
+        /* a report after a pause integrates at most the stale time */
+        assert_int_equal(hint_controller_report(&often, &w, 1, 1000 * T), 0);
+        assert_int_equal(often.integral, 60 * 3333 + 33333);
+
+        assert_int_equal(hint_config_profile(&c, "adpf-2022"), 0);
+        c.p_over = c.p_under = c.d_over = 0;
+        assert_int_equal(hint_controller_init(&often, &c, T, 0), 0);
+        assert_int_equal(hint_controller_init(&seldom, &c, T, 0), 0);
+        for (size_t i = 0; i < 8; i++)
+                batch[i] = (HintWork) { (i + 1) * T, T + 2000000 };
+        assert_int_equal(hint_controller_report(&often, batch, 1, T), 0);
+        assert_int_equal(hint_controller_report(&seldom, batch, 8, T), 0);
+        assert_int_equal(often.integral, 20 * 166);
+        assert_int_equal(seldom.integral, 8 * often.integral);
+        hint_config_done(&c);
+}
+
+/* ADPF winds up at the bounds (adpf-2022), boostd does not. */
+static void test_windup(void **state) {
+        HintConfig c;
+        HintController s;
+        HintWork w = { 0, 3 * T };
+
+        (void) state;
+        hint_config_init(&c);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
+        for (uint64_t f = 1; f <= 20; f++)
+                assert_int_equal(hint_controller_report(&s, &w, 1, f * T), 0);
+        assert_int_equal(s.value, c.high);
+        assert_true(s.integral < 5 * 333 * 166);        /* stopped at the bound */
+        assert_int_equal(hint_config_profile(&c, "adpf-2022"), 0);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
+        for (uint64_t f = 1; f <= 20; f++)
+                assert_int_equal(hint_controller_report(&s, &w, 1, f * T), 0);
+        assert_int_equal(s.integral, (int64_t) (c.i_high / c.i_gain));
+        hint_config_done(&c);
+}
+
+/* Reports of `n` durations of `ms` each, one a report, frames started
+ * `period` apart. */
+static void feed(HintController *s, uint64_t *now, unsigned n, double ms, uint64_t period) {
+        for (unsigned i = 0; i < n; i++) {
+                HintWork w;
+
+                *now += period;
+                w = (HintWork) { .timestamp_ns = *now, .actual_ns = (uint64_t) (ms * 1e6) };
+                assert_int_equal(hint_controller_report(s, &w, 1, *now), 0);
+        }
+}
+
+/* The heuristic boost with Pixel's 2024 values: MODERATE from 2 jank
+ * frames of the last 300 (floor 230, ceiling 480, Pu 0.6), half-way at 5
+ * (320, 601, 0.45), SEVERE from 8 (410, 722, 0.3); it ends when the jank
+ * has left the window and the longest frame is under 4 times the mean,
+ * at a low frame rate, and with a target that moves by over 30 %. */
+static void test_heuristic_boost(void **state) {
+        const uint64_t t = 8333333;     /* 120 Hz */
+        HintConfig c;
+        HintController s;
+        uint64_t now = 0;
+        unsigned low, high;
+        double pu;
+
+        (void) state;
+        hint_config_init(&c);
+        assert_int_equal(hint_config_profile(&c, "pixel-2024"), 0);
+        assert_true(c.heuristic);
+        assert_int_equal(hint_controller_init(&s, &c, t, 0), 0);
+        feed(&s, &now, 10, 8.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_LIGHT);
+        hint_controller_bounds(&s, &low, &high, &pu);
+        assert_int_equal(low, 2);
+        assert_int_equal(high, 480);
+        /* 1.2 times the target is not jank yet, a frame over it is */
+        feed(&s, &now, 1, 9.99, t);
+        assert_int_equal(s.jank.n_missed, 0);
+        feed(&s, &now, 2, 10.1, t);
+        assert_int_equal(s.jank.n_missed, 2);
+        assert_int_equal(s.jank.level, HINT_JANK_MODERATE);
+        hint_controller_bounds(&s, &low, &high, &pu);
+        assert_int_equal(low, 230);
+        assert_int_equal(high, 480);
+        assert_true(fabs(pu - 0.6) < 1e-9);
+        assert_true(s.value >= 230);
+        feed(&s, &now, 3, 10.1, t);
+        hint_controller_bounds(&s, &low, &high, &pu);
+        assert_int_equal(low, 320);
+        assert_int_equal(high, 601);
+        assert_true(fabs(pu - 0.45) < 1e-9);
+        feed(&s, &now, 3, 20.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_SEVERE);
+        hint_controller_bounds(&s, &low, &high, &pu);
+        assert_int_equal(low, 410);
+        assert_int_equal(high, 722);
+        assert_true(fabs(pu - 0.3) < 1e-9);
+        assert_true(s.value > 480);
+        /* good frames: still SEVERE while 8 janks are in the window */
+        feed(&s, &now, 280, 8.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_SEVERE);
+        /* the janks leave the window one by one; the last long frame
+         * (20 ms, over 2.4 times the mean) does not hold it */
+        feed(&s, &now, 20, 8.0, t);
+        assert_int_equal(s.jank.n_missed, 0);
+        assert_int_equal(s.jank.level, HINT_JANK_LIGHT);
+        hint_controller_bounds(&s, &low, &high, &pu);
+        assert_int_equal(low, 2);
+        assert_int_equal(high, 480);
+
+        /* hysteresis: fewer than 2 janks, but a frame of 5 times the
+         * mean left in the window: MODERATE at its lowest */
+        feed(&s, &now, 2, 40.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_MODERATE);
+        feed(&s, &now, 299, 8.0, t);
+        assert_int_equal(s.jank.n_missed, 1);
+        assert_int_equal(s.jank.level, HINT_JANK_MODERATE);
+        assert_true(s.jank.factor == 0);
+        feed(&s, &now, 1, 8.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_LIGHT);
+
+        /* a low frame rate (frames 50 ms apart, under 25 a second) ends it */
+        feed(&s, &now, 8, 20.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_SEVERE);
+        feed(&s, &now, 3, 20.0, 50000000);
+        assert_int_equal(s.jank.level, HINT_JANK_LIGHT);
+        /* a target moved by over 30 % starts the window afresh; 30 % does not */
+        feed(&s, &now, 3, 20.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_SEVERE);
+        assert_int_equal(hint_controller_set_target(&s, t * 13 / 10), 0);
+        assert_true(s.jank.n > 0);
+        assert_int_equal(hint_controller_set_target(&s, t * 2), 0);
+        assert_int_equal(s.jank.n, 0);
+        assert_int_equal(s.jank.level, HINT_JANK_LIGHT);
+
+        /* off (boostd's default): no level at all */
+        hint_config_init(&c);
+        assert_false(c.heuristic);
+        assert_int_equal(hint_controller_init(&s, &c, t, 0), 0);
+        feed(&s, &now, 20, 20.0, t);
+        assert_int_equal(s.jank.level, HINT_JANK_LIGHT);
+        hint_controller_bounds(&s, &low, &high, &pu);
+        assert_int_equal(high, c.high);
+        hint_config_done(&c);
+}
+
+/* Prefer power efficiency: a lower high bound, at once, also for hints and
+ * the heuristic boost; off, the value may rise again. */
+static void test_power_efficiency(void **state) {
+        HintConfig c;
+        HintController s;
+        HintWork late = { 0, 3 * T };
+        uint64_t now = 0;
+
+        (void) state;
+        hint_config_init(&c);
+        assert_int_equal(hint_config_profile(&c, "pixel-2024"), 0);
+        assert_int_equal(hint_controller_init(&s, &c, T, 0), 0);
+        for (int i = 0; i < 10; i++) {
+                now += T;
+                late.timestamp_ns = now;
+                assert_int_equal(hint_controller_report(&s, &late, 1, now), 0);
+        }
+        assert_int_equal(s.jank.level, HINT_JANK_SEVERE);
+        assert_int_equal(hint_controller_output(&s, now), 722);
+        hint_controller_set_efficient(&s, true);
+        assert_int_equal(hint_controller_output(&s, now), c.efficient_high);
+        assert_int_equal(hint_controller_hint(&s, HINT_LOAD_UP, now), 0);
+        assert_int_equal(hint_controller_output(&s, now), c.efficient_high);
+        now += T;
+        late.timestamp_ns = now;
+        assert_int_equal(hint_controller_report(&s, &late, 1, now), 0);
+        assert_int_equal(hint_controller_output(&s, now), c.efficient_high);
+        hint_controller_set_efficient(&s, false);
+        now += T;
+        late.timestamp_ns = now;
+        assert_int_equal(hint_controller_report(&s, &late, 1, now), 0);
+        assert_int_equal(hint_controller_output(&s, now), 722);
         hint_config_done(&c);
 }
 
@@ -374,6 +618,71 @@ static void test_config_keys(void **state) {
         hint_config_done(&c);
 }
 
+/* Profile= loads a whole set, later keys change it; the heuristic's keys
+ * and the checks after the last file. */
+static void test_profiles(void **state) {
+        HintConfig c, before;
+        char *msg = NULL;
+
+        (void) state;
+        hint_config_init(&c);
+        assert_int_equal(hint_config_parse_key(&c, "Actuator", "uclamp", "f", 2, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "Profile", "pixel-2024", "f", 3, &msg), 0);
+        assert_true(c.p_over == 2.0 && c.p_under == 0.6 && c.i_gain == 0 && c.d_over == 500);
+        assert_int_equal(c.low, 2);
+        assert_int_equal(c.high, 480);
+        assert_int_equal(c.initial, 231);
+        assert_int_equal(c.load_up, 480);
+        assert_int_equal(c.stale_targets, 15);
+        assert_true(c.heuristic);
+        assert_int_equal(c.severe_high, 722);
+        assert_int_equal(c.actuator, HINT_ACTUATOR_UCLAMP);       /* not the profile's */
+        assert_string_equal(c.actuator_file, "f");
+        assert_int_equal(hint_config_parse_key(&c, "HeuristicBoost", "no", "f", 4, &msg), 0);
+        assert_false(c.heuristic);
+        assert_int_equal(hint_config_parse_key(&c, "SevereJankHigh", "800", "f", 5, &msg), 0);
+        assert_int_equal(c.severe_high, 800);
+        assert_int_equal(hint_config_parse_key(&c, "JankFactor", "1.5", "f", 6, &msg), 0);
+        assert_true(c.jank_factor == 1.5);
+        assert_int_equal(hint_config_verify(&c, &msg), 0);
+
+        before = c;
+        assert_int_equal(hint_config_parse_key(&c, "Profile", "pixel", "f", 7, &msg), -EINVAL);
+        assert_string_equal(msg, "Profile=pixel: expected boostd, adpf-2022 or pixel-2024");
+        free(msg);
+        assert_int_equal(hint_config_parse_key(&c, "HeuristicBoost", "maybe", "f", 7, &msg), -EINVAL);
+        free(msg);
+        assert_int_equal(hint_config_parse_key(&c, "JankWindow", "601", "f", 7, &msg), -ERANGE);
+        free(msg);
+        assert_int_equal(hint_config_parse_key(&c, "JankFactor", "0.9", "f", 7, &msg), -ERANGE);
+        free(msg);
+        assert_int_equal(hint_config_parse_key(&c, "LoadUp", "1025", "f", 7, &msg), -ERANGE);
+        free(msg);
+        assert_memory_equal(&c, &before, sizeof(c));
+
+        assert_int_equal(hint_config_parse_key(&c, "PowerEfficientHigh", "500", "g", 8, &msg), 0);
+        assert_int_equal(hint_config_verify(&c, &msg), -EINVAL);
+        assert_string_equal(msg, "[Sessions] needs Low <= PowerEfficientHigh <= High, got 2, 500, 480");
+        free(msg);
+        assert_string_equal(c.bounds_file, "g");
+        assert_int_equal(c.bounds_line, 8);
+        assert_int_equal(hint_config_parse_key(&c, "PowerEfficientHigh", "200", "g", 8, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "SevereJank", "1", "g", 9, &msg), 0);
+        assert_int_equal(hint_config_verify(&c, &msg), -EINVAL);
+        assert_string_equal(msg, "[Sessions] needs ModerateJank < SevereJank <= JankWindow, got 2, 1, 300");
+        free(msg);
+        assert_int_equal(hint_config_parse_key(&c, "SevereJank", "8", "g", 9, &msg), 0);
+        assert_int_equal(hint_config_parse_key(&c, "ModerateJankLow", "500", "g", 10, &msg), 0);
+        assert_int_equal(hint_config_verify(&c, &msg), -EINVAL);
+        free(msg);
+        /* a profile loads every bound again: the check passes */
+        assert_int_equal(hint_config_parse_key(&c, "Profile", "boostd", "g", 11, &msg), 0);
+        assert_int_equal(hint_config_verify(&c, &msg), 0);
+        assert_int_equal(c.high, 384);
+        assert_false(c.heuristic);
+        hint_config_done(&c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_one_report_by_hand),
@@ -384,7 +693,13 @@ int main(void) {
                 cmocka_unit_test(test_no_windup_at_the_bound),
                 cmocka_unit_test(test_stale),
                 cmocka_unit_test(test_hints),
+                cmocka_unit_test(test_workload_spike),
+                cmocka_unit_test(test_integral_over_time),
+                cmocka_unit_test(test_windup),
+                cmocka_unit_test(test_heuristic_boost),
+                cmocka_unit_test(test_power_efficiency),
                 cmocka_unit_test(test_config_keys),
+                cmocka_unit_test(test_profiles),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,9 +155,9 @@ static void test_apply_and_give_back(void **state) {
         assert_int_equal(hint_sessions_set_threads(&f->w, a, ":1.1", (pid_t[]) { 100, 102 }, 2), 1);
         assert_int_equal(util_min(f, 102), f->config.high);
         remove_thread(f, 100, 102);
-        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_RESET), 0);
+        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_DOWN), 0);
         assert_int_equal(hint_table_find(&f->w.table, a)->n_tids, 1);
-        assert_int_equal(util_min(f, 100), f->config.initial);
+        assert_int_equal(util_min(f, 100), f->config.low);
         assert_int_equal(f->w.n_applied, 2);    /* 100 and 201 */
 
         /* closing gives the value back; a client's leaving closes all */
@@ -229,8 +229,8 @@ static void test_reconfigure(void **state) {
         c.initial = 50;
         hint_sessions_reconfigure(&f->w, &c);
         assert_int_equal(util_min(f, 100), 200);
-        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_RESET), 0);
-        assert_int_equal(util_min(f, 100), 50);
+        assert_int_equal(hint_sessions_hint(&f->w, a, ":1.1", HINT_LOAD_DOWN), 0);
+        assert_int_equal(util_min(f, 100), 0);
         c.low = 80;
         c.initial = 90;
         hint_sessions_reconfigure(&f->w, &c);
