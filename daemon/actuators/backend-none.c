@@ -5,7 +5,7 @@
 #include "log.h"
 
 static int none_probe(Backend *b) {
-        (void) b;
+        backend_probe_says(b, "it needs nothing of the kernel: boosts are tracked, not applied");
         return PROBE_SUCCESS;
 }
 

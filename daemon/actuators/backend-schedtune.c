@@ -44,8 +44,10 @@ static int schedtune_probe(Backend *b) {
         if (!path)
                 return -ENOMEM;
         f = fopen(path, "re");
-        if (!f)
+        if (!f) {
+                backend_probe_says(b, "no /proc/cgroups yet");
                 return errno == ENOENT ? PROBE_DEFER : -errno;
+        }
         /* #subsys_name hierarchy num_cgroups enabled */
         while (getline(&line, &n, f) > 0) {
                 char name[64];
@@ -53,9 +55,13 @@ static int schedtune_probe(Backend *b) {
 
                 if (sscanf(line, "%63s %u %u %u", name, &hier, &num, &enabled) != 4)
                         continue;
-                if (streq(name, "schedtune"))
+                if (streq(name, "schedtune")) {
+                        backend_probe_says(b, "the schedtune cgroup v1 controller is %s in /proc/cgroups",
+                                           enabled ? "enabled" : "disabled");
                         return enabled ? PROBE_SUCCESS : PROBE_FAIL;
+                }
         }
+        backend_probe_says(b, "no schedtune controller in /proc/cgroups (a kernel without the 6.1 SchedTune series)");
         return PROBE_FAIL;
 }
 

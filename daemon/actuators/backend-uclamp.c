@@ -70,8 +70,11 @@ static int uclamp_probe(Backend *b) {
 
         if (!p)
                 return -ENOMEM;
-        if (access(p, F_OK) < 0)
+        if (access(p, F_OK) < 0) {
+                backend_probe_says(b, "no /proc/sys/kernel/sched_util_clamp_min (a kernel without CONFIG_UCLAMP_TASK)");
                 return errno == ENOENT ? PROBE_FAIL : -errno;
+        }
+        backend_probe_says(b, "the kernel has uclamp (/proc/sys/kernel/sched_util_clamp_min)");
         u = uclamp_get(b);
         if (!u)
                 return -ENOMEM;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Backend selection, in priority order, most specific first. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
@@ -111,26 +113,47 @@ const char *backend_name(const Backend *b) {
         return b && b->vt ? b->vt->name : "none";
 }
 
+void backend_probe_says(Backend *b, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(b->probe_says, sizeof(b->probe_says), fmt, ap);
+        va_end(ap);
+}
+
+const char *backend_reason(const Backend *b) {
+        return b->reason;
+}
+
 int backend_select(Backend *b, const char *name) {
         bool any = streq(name, "auto");
+        char tried[sizeof(b->reason)] = "";
 
         for (size_t i = 0; i < ELEMENTSOF(backends); i++) {
                 const BackendVTable *vt = backends[i];
+                size_t l = strlen(tried);
                 int r;
 
                 if (!any && !streq(name, vt->name))
                         continue;
                 b->vt = vt;
+                b->probe_says[0] = '\0';
                 r = vt->probe(b);
                 if (r == PROBE_SUCCESS) {
-                        log_info(b->log, "Using backend %s.", vt->name);
+                        snprintf(b->reason, sizeof(b->reason), "%s%s%s%s", b->probe_says,
+                                 any ? "" : " (Backend=)", tried[0] ? "; " : "", tried);
+                        log_info(b->log, "Using backend %s: %s.", vt->name, b->reason);
                         return 0;
                 }
-                if (r < 0)
+                if (r < 0) {
                         log_warning_errno(b->log, r, "Backend %s: probe failed: %m", vt->name);
-                else
-                        log_info(b->log, "Backend %s: %s.", vt->name,
-                                 r == PROBE_DEFER ? "not ready yet, trying the next" : "not available");
+                        backend_probe_says(b, "its probe failed: %s", strerror(-r));
+                } else
+                        log_info(b->log, "Backend %s: %s: %s.", vt->name,
+                                 r == PROBE_DEFER ? "not ready yet, trying the next" : "not available",
+                                 b->probe_says);
+                snprintf(tried + l, sizeof(tried) - l, "%snot %s: %s", l ? "; " : "", vt->name,
+                         b->probe_says);
                 b->vt = NULL;
                 if (!any)
                         return -EOPNOTSUPP;

@@ -94,6 +94,11 @@ struct Backend {
         /* a pool group with no claimed thread could not be removed yet
          * (EBUSY: a thread was still exiting): backend_pool_retry() */
         bool pool_busy;
+        /* what the last probe found (backend_probe_says()), and why
+         * backend_select() chose the backend it did: its probe's finding,
+         * then each one it tried before and why not */
+        char probe_says[160];
+        char reason[512];
 };
 
 extern const BackendVTable backend_schedtune;
@@ -111,6 +116,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 int backend_select(Backend *b, const char *name);
 
 const char *backend_name(const Backend *b);
+/* Why backend_select() chose it ("" before). */
+const char *backend_reason(const Backend *b);
+/* A probe's finding, in a few words ("the schedtune controller is in
+ * /proc/cgroups"): backend_select() puts it in the reason. */
+void backend_probe_says(Backend *b, const char *fmt, ...) _printf_(2, 3);
 
 /* The fields vt's backend keeps in b, or NULL: none yet, or those of
  * another backend. */

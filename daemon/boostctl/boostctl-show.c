@@ -139,7 +139,7 @@ int cmd_status(sd_bus *bus) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         char *overrides = NULL;
-        static const char *const props[] = { "Version", "Backend", "Mode", "PowerState" };
+        static const char *const props[] = { "Version", "Backend", "BackendReason", "Mode", "PowerState" };
         int r;
 
         for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
@@ -151,7 +151,8 @@ int cmd_status(sd_bus *bus) {
                         sd_bus_error_free(&e);
                         return r;
                 }
-                printf("%-11s %s\n", props[i], v);
+                /* the reason under the backend, as its "why" */
+                printf("%-11s %s\n", strcmp(props[i], "BackendReason") == 0 ? "  why" : props[i], v);
                 free(v);
         }
         r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Overrides", &e, &reply,

@@ -404,6 +404,8 @@ static int property_get_string(sd_bus *bus, const char *path, const char *interf
                 v = mode_to_string(m->mode);
         else if (streq(property, "Backend"))
                 v = backend_name(m->backend);
+        else if (streq(property, "BackendReason"))
+                v = m->backend ? backend_reason(m->backend) : "";
         else if (streq(property, "PowerState"))
                 v = power_state_to_string(m->groups.power_state);
         else if (streq(property, "Version"))
@@ -483,6 +485,7 @@ const sd_bus_vtable bus_boost_vtable[] = {
         SD_BUS_WRITABLE_PROPERTY("Mode", "s", property_get_string, property_set_mode, 0,
                                  SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Backend", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("BackendReason", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("PowerState", "s", property_get_string, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Groups", "a(suu)", property_get_groups, 0,

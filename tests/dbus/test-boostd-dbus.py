@@ -25,6 +25,11 @@ import dbus  # noqa: E402
 class DBusTest(harness.BoostdTest):
     def test_properties(self):
         self.assertEqual(self.props.Get(IFACE, 'Backend'), 'schedtune')
+        # and why: what its probe found
+        self.assertEqual(self.props.Get(IFACE, 'BackendReason'),
+                         'the schedtune cgroup v1 controller is enabled in /proc/cgroups')
+        self.assertRegex(self.boostctl('status').stdout,
+                         r'\nBackend +schedtune\n  why +the schedtune cgroup v1 controller is enabled')
         self.assertEqual(self.props.Get(IFACE, 'Mode'), 'auto')
         self.assertEqual(self.props.Get(IFACE, 'PowerState'), 'ac')
         self.assertEqual(self.props.Get(IFACE, 'Version'), '0.1.0')
@@ -614,6 +619,11 @@ class DBusTest(harness.BoostdTest):
         shutil.rmtree(f'{self.root}/dev/stune')
         self.start_daemon()
         self.assertEqual(self.props.Get(IFACE, 'Backend'), 'none')
+        # why: each backend before it said why not
+        self.assertEqual(self.props.Get(IFACE, 'BackendReason'),
+                         'it needs nothing of the kernel: boosts are tracked, not applied; '
+                         'not schedtune: no /proc/cgroups yet; '
+                         'not uclamp: no /proc/sys/kernel/sched_util_clamp_min (a kernel without CONFIG_UCLAMP_TASK)')
         self.iface.SetBoost('interactive', dbus.UInt32(30))
         self.assertEqual(tuple(self.iface.GetBoost('interactive')), (30, 30))
 
