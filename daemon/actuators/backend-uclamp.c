@@ -219,29 +219,7 @@ static int uclamp_start(Backend *b, const char *const *groups, size_t n) {
 
 /* Sets util_min on every thread of a process. */
 static int uclamp_set_process(Backend *b, const Uclamp *u, pid_t pid, unsigned boost) {
-        _cleanup_(freep) char *p = NULL;
-        DIR *d;
-        struct dirent *de;
-        int r = 0, k;
-
-        if (asprintf(&p, "%s/%d/task", b->proc_root, (int) pid) < 0)
-                return -ENOMEM;
-        d = opendir(p);
-        if (!d)
-                return errno == ENOENT ? -ESRCH : -errno;
-        while ((de = readdir(d))) {
-                unsigned tid;
-
-                if (parse_uint(de->d_name, INT32_MAX, &tid) < 0)
-                        continue;
-                if (backend_thread_claimed(b, (pid_t) tid))
-                        continue;       /* a hint session's */
-                k = u->set_util_min((pid_t) tid, uclamp_from_boost(boost));
-                if (k < 0 && k != -ESRCH && r == 0)
-                        r = k;
-        }
-        closedir(d);
-        return r;
+        return backend_set_threads(b, pid, u->set_util_min, uclamp_from_boost(boost));
 }
 
 static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
@@ -265,18 +243,7 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
         }
         g->wrote = boost;
         g->has_wrote = true;
-        for (size_t i = 0; i < j->n_placed; i++) {
-                int r;
-
-                if (!streq(j->placed[i].group, group))
-                        continue;
-                if (process_id_is_current(b->proc_root, &j->placed[i].id) <= 0)
-                        continue;
-                r = uclamp_set_process(b, u, j->placed[i].id.pid, boost);
-                if (r < 0)
-                        log_warning_errno(b->log, r, "Failed to clamp PID %d, ignoring: %m",
-                                          (int) j->placed[i].id.pid);
-        }
+        backend_set_placed(b, group, u->set_util_min, uclamp_from_boost(boost));
         j->dirty = true;
         return 0;
 }
@@ -345,12 +312,8 @@ static int uclamp_restore(Backend *b) {
  * of its process's group now, not the one it had before. */
 static int uclamp_thread_release(Backend *b, BackendThread *t) {
         const Uclamp *u = backend_data(b, &backend_uclamp);
-        StatePid *p = state_pid_find(b->state->placed, b->state->n_placed, t->tgid);
-        StateGroup *g = p ? state_get_group(b->state, p->group, false) : NULL;
 
-        if (!u || !u->set_util_min || !g || !g->has_wrote)
-                return 0;
-        return u->set_util_min(t->tid, uclamp_from_boost(g->wrote));
+        return u ? backend_thread_set_class(b, t, u->set_util_min, uclamp_from_boost) : 0;
 }
 
 int backend_uclamp_set_util_min_hook(Backend *b, UclampSetUtilMin fn) {

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Backend selection, in priority order, most specific first. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +13,7 @@
 
 static const BackendVTable *const backends[] = {
         &backend_schedtune,
+        &backend_schedtune2,
         &backend_uclamp,
         &backend_none,
 };
@@ -52,6 +56,59 @@ Backend *backend_free(Backend *b) {
         free(b->threads);
         free(b);
         return NULL;
+}
+
+int backend_set_threads(Backend *b, pid_t pid, int (*set)(pid_t tid, unsigned value), unsigned value) {
+        _cleanup_(freep) char *p = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        int r = 0, k;
+
+        if (asprintf(&p, "%s/%d/task", b->proc_root, (int) pid) < 0)
+                return -ENOMEM;
+        d = opendir(p);
+        if (!d)
+                return errno == ENOENT ? -ESRCH : -errno;
+        while ((de = readdir(d))) {
+                unsigned tid;
+
+                if (parse_uint(de->d_name, INT32_MAX, &tid) < 0)
+                        continue;
+                if (backend_thread_claimed(b, (pid_t) tid))
+                        continue;       /* a hint session's */
+                k = set((pid_t) tid, value);
+                if (k < 0 && k != -ESRCH && r == 0)
+                        r = k;
+        }
+        return r;
+}
+
+void backend_set_placed(Backend *b, const char *group, int (*set)(pid_t tid, unsigned value),
+                        unsigned value) {
+        State *j = b->state;
+
+        for (size_t i = 0; i < j->n_placed; i++) {
+                int r;
+
+                if (!streq(j->placed[i].group, group))
+                        continue;
+                if (process_id_is_current(b->proc_root, &j->placed[i].id) <= 0)
+                        continue;
+                r = backend_set_threads(b, j->placed[i].id.pid, set, value);
+                if (r < 0)
+                        log_warning_errno(b->log, r, "Failed to set the threads of PID %d, ignoring: %m",
+                                          (int) j->placed[i].id.pid);
+        }
+}
+
+int backend_thread_set_class(Backend *b, const BackendThread *t, int (*set)(pid_t tid, unsigned value),
+                             unsigned (*map)(unsigned boost)) {
+        StatePid *p = state_pid_find(b->state->placed, b->state->n_placed, t->tgid);
+        StateGroup *g = p ? state_get_group(b->state, p->group, false) : NULL;
+
+        if (!set || !g || !g->has_wrote)
+                return 0;
+        return set(t->tid, map ? map(g->wrote) : g->wrote);
 }
 
 int backend_unplace(Backend *b, const char *group) {

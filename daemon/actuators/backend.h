@@ -102,6 +102,7 @@ struct Backend {
 };
 
 extern const BackendVTable backend_schedtune;
+extern const BackendVTable backend_schedtune2;
 extern const BackendVTable backend_uclamp;
 extern const BackendVTable backend_none;
 
@@ -111,7 +112,7 @@ Backend *backend_free(Backend *b);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Backend *, backend_free);
 
 /* Picks the first backend, in priority order, whose probe succeeds;
- * "auto" tries schedtune, uclamp, none; a name tries only that one and
+ * "auto" tries schedtune, schedtune2, uclamp, none; a name tries only that one and
  * fails with -EOPNOTSUPP if its probe fails. */
 int backend_select(Backend *b, const char *name);
 
@@ -128,6 +129,21 @@ void *backend_data(const Backend *b, const BackendVTable *vt);
 /* Gives b the fields of vt's backend, made by its file; those another
  * backend left go first, through its done(). */
 void backend_set_data(Backend *b, const BackendVTable *vt, void *data);
+
+/* Calls set(tid, value) for each thread of process pid that no hint
+ * session claimed: -ESRCH for a process that is gone, else the first
+ * error of a thread that is still there. The per-task backends' walk. */
+int backend_set_threads(Backend *b, pid_t pid, int (*set)(pid_t tid, unsigned value), unsigned value);
+
+/* backend_set_threads() of every process placed in group that is still
+ * the process placed; a failure is logged and the next one goes on. */
+void backend_set_placed(Backend *b, const char *group, int (*set)(pid_t tid, unsigned value),
+                        unsigned value);
+/* A claimed thread's process's class value through set (the class's
+ * boost, through map if not NULL); 0 when its process is not placed or
+ * its class has no boost yet. */
+int backend_thread_set_class(Backend *b, const BackendThread *t, int (*set)(pid_t tid, unsigned value),
+                             unsigned (*map)(unsigned boost));
 
 /* Moves the processes boostd placed in group (NULL: in any group) back
  * to root: only one that is still the process placed (start time) and
@@ -228,6 +244,11 @@ UclampSetUtilMin backend_uclamp_util_min_hook(const Backend *b);
 /* UclampGroup=: a cgroup v2 group boostd owns, resolved below root
  * (copied), whose children per class get cpu.uclamp.min. */
 int backend_uclamp_set_group(Backend *b, const char *group);
+
+/* One thread's own boost (0..100), the schedtune2 backend's seam for
+ * tests: sched_setattr() with SCHED_FLAG_UTIL_BOOST unless set. */
+typedef int (*TaskSetBoost)(pid_t tid, unsigned boost);
+int backend_schedtune2_set_boost_hook(Backend *b, TaskSetBoost fn);
 
 /* uclamp mapping of a boost percentage to util_min (0..1024). */
 unsigned uclamp_from_boost(unsigned boost);

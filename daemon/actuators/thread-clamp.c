@@ -8,33 +8,17 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "sched-attr.h"
 #include "thread-clamp.h"
 #include "util.h"
 
-/* struct sched_attr of <linux/sched/types.h>, SCHED_ATTR_SIZE_VER1. */
-struct clamp_sched_attr {
-        uint32_t size;
-        uint32_t sched_policy;
-        uint64_t sched_flags;
-        int32_t sched_nice;
-        uint32_t sched_priority;
-        uint64_t sched_runtime;
-        uint64_t sched_deadline;
-        uint64_t sched_period;
-        uint32_t sched_util_min;
-        uint32_t sched_util_max;
-};
-
-#define CLAMP_SCHED_FLAG_KEEP_ALL       0x18
-#define CLAMP_SCHED_FLAG_UTIL_CLAMP_MIN 0x20
-
 static int syscall_get(const char *root, pid_t tid, unsigned *ret) {
-        struct clamp_sched_attr attr = {};
+        struct boostd_sched_attr attr = {};
 
         (void) root;
         if (tid <= 0)
                 return -ESRCH;
-        if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) < 0)
+        if (syscall(SYS_sched_getattr, tid, &attr, SCHED_ATTR_VER1_SIZE, 0) < 0)
                 return -errno;
         /* 0 from a kernel without uclamp, which leaves the fields alone */
         *ret = attr.sched_util_min;
@@ -42,9 +26,9 @@ static int syscall_get(const char *root, pid_t tid, unsigned *ret) {
 }
 
 static int syscall_set(const char *root, pid_t tid, unsigned util_min) {
-        struct clamp_sched_attr attr = {
-                .size = sizeof(attr),
-                .sched_flags = CLAMP_SCHED_FLAG_KEEP_ALL | CLAMP_SCHED_FLAG_UTIL_CLAMP_MIN,
+        struct boostd_sched_attr attr = {
+                .size = SCHED_ATTR_VER1_SIZE,
+                .sched_flags = BOOSTD_SCHED_FLAG_KEEP_ALL | BOOSTD_SCHED_FLAG_UTIL_CLAMP_MIN,
                 .sched_util_min = util_min,
         };
 

@@ -36,7 +36,7 @@ static void help(void) {
                "     --version           Show the version\n"
                "     --root=DIR          Prefix for every path (default $BOOSTD_ROOT or /)\n"
                "     --config=FILE       Read FILE instead of /etc/boostd.conf and its drop-ins\n"
-               "     --backend=NAME      Override Backend= (auto, schedtune, uclamp, none)\n"
+               "     --backend=NAME      Override Backend= (auto, schedtune, schedtune2, uclamp, none)\n"
                "     --log-level=LEVEL   err, warning, notice, info or debug\n"
                "     --check-config      Validate the configuration and exit\n"
                "     --mount             Mount the schedtune hierarchy and exit\n");

@@ -221,10 +221,11 @@ static int parse_daemon_key(Parser *p, const char *key, const char *value) {
         int r;
 
         if (streq(key, "Backend")) {
-                if (!streq(value, "auto") && !streq(value, "schedtune") &&
+                if (!streq(value, "auto") && !streq(value, "schedtune") && !streq(value, "schedtune2") &&
                     !streq(value, "uclamp") && !streq(value, "none"))
                         return parser_fail(p, -EINVAL,
-                                           "Backend=%s: expected auto, schedtune, uclamp or none", value);
+                                           "Backend=%s: expected auto, schedtune, schedtune2, uclamp or none",
+                                           value);
                 return set_string(p, &c->backend, key, value);
         }
         if (streq(key, "MountPoint")) {

@@ -623,6 +623,7 @@ class DBusTest(harness.BoostdTest):
         self.assertEqual(self.props.Get(IFACE, 'BackendReason'),
                          'it needs nothing of the kernel: boosts are tracked, not applied; '
                          'not schedtune: no /proc/cgroups yet; '
+                         'not schedtune2: no /proc/sys/kernel/sched_cfs_boost (a kernel without SchedTune); '
                          'not uclamp: no /proc/sys/kernel/sched_util_clamp_min (a kernel without CONFIG_UCLAMP_TASK)')
         self.iface.SetBoost('interactive', dbus.UInt32(30))
         self.assertEqual(tuple(self.iface.GetBoost('interactive')), (30, 30))
