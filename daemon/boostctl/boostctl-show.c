@@ -109,6 +109,39 @@ static int print_agents(sd_bus_message *reply, const char *indent) {
         return r;
 }
 
+/* Where a boost reaches the CPU: a line per cpufreq policy, one for
+ * placement. */
+static int print_reach(sd_bus *bus, sd_bus_error *e) {
+        sd_bus_message *reply = NULL;
+        const char *name, *cpus, *why;
+        int reaches, r;
+
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "FrequencyReach", e, &reply,
+                                "a(ssbs)");
+        if (r < 0)
+                return r;
+        printf("Frequency:\n");
+        r = sd_bus_message_enter_container(reply, 'a', "(ssbs)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ssbs)", &name, &cpus, &reaches, &why)) > 0) {
+                if (name[0])
+                        printf("  %s (CPUs %s): %s: %s\n", name, cpus, reaches ? "yes" : "no", why);
+                else
+                        printf("  no: %s\n", why);
+        }
+        sd_bus_message_unref(reply);
+        reply = NULL;
+        if (r < 0)
+                return r;
+        r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "PlacementReach", e, &reply,
+                                "(bs)");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "(bs)", &reaches, &why);
+        if (r >= 0)
+                printf("Placement:  %s: %s\n", reaches ? "yes" : "no", why);
+        sd_bus_message_unref(reply);
+        return r < 0 ? r : 0;
+}
+
 /* The agent of the caller's own session (boostd-session, on the user's
  * bus): whether boostd took it, and why not. Quiet about a caller with no
  * user's bus (root from a system service, say). */
@@ -155,6 +188,9 @@ int cmd_status(sd_bus *bus) {
                 printf("%-11s %s\n", strcmp(props[i], "BackendReason") == 0 ? "  why" : props[i], v);
                 free(v);
         }
+        r = print_reach(bus, &e);
+        if (r < 0)
+                goto fail;
         r = sd_bus_get_property(bus, BOOST_BUS_NAME, BOOST_BUS_PATH, BOOST_BUS_IFACE, "Overrides", &e, &reply,
                                 "a(su)");
         if (r < 0)

@@ -480,12 +480,44 @@ static int property_get_holds(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_close_container(reply);
 }
 
+/* FrequencyReach (a(ssbs)): policy, its CPUs, whether a boost changes
+ * its frequency, why; no policy at all is one entry named "". */
+static int property_get_frequency_reach(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error) {
+        const Reach *x = &((Manager *) userdata)->reach;
+        int r;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        r = sd_bus_message_open_container(reply, 'a', "(ssbs)");
+        if (r >= 0 && x->no_cpufreq)
+                r = sd_bus_message_append(reply, "(ssbs)", "", "", 0, x->no_cpufreq_why);
+        for (size_t i = 0; r >= 0 && i < x->n; i++)
+                r = sd_bus_message_append(reply, "(ssbs)", x->policies[i].name, x->policies[i].cpus,
+                                          (int) x->policies[i].reaches, x->policies[i].why);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* PlacementReach ((bs)): whether placement can act, why. */
+static int property_get_placement_reach(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error) {
+        const Reach *x = &((Manager *) userdata)->reach;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "(bs)", (int) x->placement, x->placement_why);
+}
+
 const sd_bus_vtable bus_boost_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_WRITABLE_PROPERTY("Mode", "s", property_get_string, property_set_mode, 0,
                                  SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Backend", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("BackendReason", "s", property_get_string, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("FrequencyReach", "a(ssbs)", property_get_frequency_reach, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("PlacementReach", "(bs)", property_get_placement_reach, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("PowerState", "s", property_get_string, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Groups", "a(suu)", property_get_groups, 0,

@@ -216,6 +216,7 @@ Manager *manager_free(Manager *m) {
                 agents_remove(&m->agents, &m->agents.agents[0]);
         placer_done(&m->placer);
         hint_sessions_done(&m->hints);
+        reach_done(&m->reach);
         if (m->config)
                 groups_done(&m->groups);
         backend_free(m->backend);
@@ -259,6 +260,13 @@ int manager_start(Manager *m) {
         r = backend_select(m->backend, want);
         if (r < 0)
                 return log_error_errno(&m->log, r, "No usable backend (Backend=%s): %m", want);
+
+        /* what a boost can change on this machine, said once */
+        reach_done(&m->reach);
+        r = reach_probe(m->root, &m->reach);
+        if (r < 0)
+                return log_oom(&m->log);
+        reach_log(&m->reach, &m->log);
 
         r = m->backend->vt->start(m->backend, groups_names(&m->groups, names), m->groups.n);
         if (r < 0)

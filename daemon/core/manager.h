@@ -10,6 +10,7 @@
 
 #include "agents.h"
 #include "backend.h"
+#include "reach.h"
 #include "config.h"
 #include "events.h"
 #include "gamemode.h"
@@ -77,6 +78,7 @@ typedef struct Manager {
         SeatsWatch *seats;              /* logind's seats */
         ProcMon *procmon;               /* exec and exit events */
         HintSessions hints;             /* hint sessions and their threads */
+        Reach reach;                    /* where a boost reaches the CPU */
         GameModeWatch *gamemode;        /* GameMode's games */
         bool started;
 } Manager;

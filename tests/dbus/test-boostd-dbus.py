@@ -613,6 +613,37 @@ class DBusTest(harness.BoostdTest):
         self.assertFalse(os.path.exists(f'{self.root}/run/boostd/journal'))
         self.start_daemon()
 
+    def test_reach(self):
+        # where a boost reaches the CPU, from the tree's sysfs: none here
+        self.assertEqual([tuple(x) for x in self.props.Get(IFACE, 'FrequencyReach')],
+                         [('', '', False, self.props.Get(IFACE, 'FrequencyReach')[0][3])])
+        self.assertIn('no cpufreq policy', self.props.Get(IFACE, 'FrequencyReach')[0][3])
+        self.assertFalse(self.props.Get(IFACE, 'PlacementReach')[0])
+        # a big.LITTLE board: schedutil on one policy, performance on the other
+        cpu = f'{self.root}/sys/devices/system/cpu'
+        for n, cpus, gov in ((0, '0 1', 'schedutil'), (2, '2 3', 'performance')):
+            os.makedirs(f'{cpu}/cpufreq/policy{n}')
+            for name, v in (('related_cpus', cpus), ('scaling_driver', 'cpufreq-dt'), ('scaling_governor', gov)):
+                with open(f'{cpu}/cpufreq/policy{n}/{name}', 'w') as f:
+                    f.write(v + '\n')
+        for c, cap in enumerate((346, 346, 1024, 1024)):
+            os.makedirs(f'{cpu}/cpu{c}')
+            with open(f'{cpu}/cpu{c}/cpu_capacity', 'w') as f:
+                f.write(f'{cap}\n')
+        self.stop_daemon()
+        self.start_daemon()
+        reach = self.props.Get(IFACE, 'FrequencyReach')
+        self.assertEqual([(str(x[0]), str(x[1]), bool(x[2])) for x in reach],
+                         [('policy0', '0 1', True), ('policy2', '2 3', False)])
+        self.assertTrue(self.props.Get(IFACE, 'PlacementReach')[0])
+        out = self.boostctl('status').stdout
+        self.assertIn('Frequency:\n  policy0 (CPUs 0 1): yes: schedutil on cpufreq-dt: a boost raises the '
+                      'frequency it asks for\n  policy2 (CPUs 2 3): no: the performance governor keeps the '
+                      'highest frequency', out)
+        self.assertIn('Placement:  yes: CPU capacities 346 to 1024', out)
+        with open(self.log_path()) as f:
+            self.assertIn('Frequency, policy2 (CPUs 2 3): a boost cannot change it', f.read())
+
     def test_backend_none(self):
         self.stop_daemon()
         os.unlink(f'{self.root}/proc/cgroups')

@@ -22,6 +22,18 @@ done
 for g in background interactive performance; do
 	[ -f "$stune/$g/schedtune.boost" ] || fail "no $stune/$g/schedtune.boost"
 done
+# Where a boost reaches the CPU, as boostctl status says and sysfs has
+# it: the test driver under schedutil on every policy; placement as the
+# capacities are.
+npol=$(ls -d /sys/devices/system/cpu/cpufreq/policy* | wc -l)
+[ "$npol" -gt 0 ] || fail "no cpufreq policy in the guest"
+[ "$(grep -Ec '^  policy[0-9]+ \(CPUs [0-9 ]+\): yes: schedutil on stune-test' /run/boostctl-status.txt)" = "$npol" ] ||
+	fail "boostctl status does not say schedutil reaches each of the $npol policies"
+caps=$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2> /dev/null | sort -u | wc -l)
+if [ "$caps" -gt 1 ]; then want=yes; else want=no; fi
+grep -Eq "^Placement: +$want: " /run/boostctl-status.txt ||
+	fail "boostctl status: placement is not '$want' with $caps distinct capacities"
+say "reach: $npol policies under schedutil, placement $want"
 # The shipped config on AC: performance 50.
 [ "$(cat $stune/performance/schedtune.boost)" = 50 ] ||
 	fail "performance schedtune.boost is $(cat $stune/performance/schedtune.boost), want 50"
