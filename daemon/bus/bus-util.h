@@ -27,7 +27,9 @@ int bus_authorize(Manager *m, sd_bus_message *msg, const char *action, PolkitPer
                   sd_bus_error *error);
 /* NoSuchProcess for -ESRCH, else BackendFailed "Failed to WHAT process". */
 int bus_process_error(int r, uint32_t pid, const char *what, sd_bus_error *error);
-/* The caller's PID and effective UID. */
+/* The caller's PID and effective UID, as the bus has them (SO_PEERCRED
+ * at connect): who owns a hint session or an agent. polkit's subject
+ * takes the real UID: bus_caller_uid(). */
 int bus_caller_pid_uid(sd_bus_message *msg, pid_t *ret_pid, uid_t *ret_uid);
 /* PropertiesChanged of one Boost1 property. */
 void bus_emit_changed(Manager *m, const char *property);

@@ -15,8 +15,11 @@ typedef struct PolkitQuery PolkitQuery;
  * reply. */
 typedef int (*PolkitPerform)(sd_bus_message *msg, void *userdata, sd_bus_error *error);
 
-/* The caller's UID, from the bus's credentials of the sender (never from
- * anything it passes in). */
+/* The caller's real UID (its effective one when the real is not known),
+ * from the bus's credentials of the sender (never from anything it
+ * passes in): polkit's unix-process subject is compared with the real
+ * UID in /proc. Ownership (hint sessions, agents) uses the effective UID
+ * the bus vouches for instead: bus_caller_pid_uid(). */
 int bus_caller_uid(sd_bus_message *msg, uid_t *ret);
 
 /* Runs perform now for root, else once polkit allows action for msg's
