@@ -19,7 +19,16 @@ jobs=$(nproc)
 boot_timeout=1200
 arch_make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 if command -v ccache >/dev/null 2>&1; then
-	export CCACHE_DIR=$bld/ccache
+	# One cache for every clone on the machine, outside the clone; with
+	# the project root as CCACHE_BASEDIR the paths in a compile command
+	# are relative (../linux/kernel/sched/core.c from the object folder),
+	# so a clean clone in another folder hits what an earlier one built.
+	# The test configurations have no debug info, whose directory would
+	# otherwise be hashed (CCACHE_NOHASHDIR).
+	export CCACHE_DIR=${BOOSTD_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/boostd-ccache}
+	export CCACHE_BASEDIR=$top
+	export CCACHE_NOHASHDIR=true
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 	arch_make+=("CC=ccache aarch64-linux-gnu-gcc")
 fi
 git_id=(-c user.name="SchedTune tests" -c user.email=schedtune-tests@localhost)
