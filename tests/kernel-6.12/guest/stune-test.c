@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest tests of the 6.12 SchedTune series, run by /init one at a time:
+ *
+ *   stune-test --list        the tests, in the order /init runs them
+ *   stune-test NAME          run one; prints "TEST NAME: PASS" or
+ *                            "TEST NAME: FAIL why", and details on stderr
+ *
+ * They need cgroup2 on /sys/fs/cgroup, debugfs, and the test cpufreq driver
+ * (one policy per CPU, 200-2000 MHz, schedutil); see tests/kernel-6.12/init.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CG		"/sys/fs/cgroup"
+#define VIEW		"/sys/kernel/debug/sched/schedtune"
+#define SYSCTL		"/proc/sys/kernel/sched_cfs_boost"
+#define FMAX_KHZ	2000000L
+
+static const char *test_name;
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("TEST %s: FAIL ", test_name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return 1;
+}
+
+static void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "  %s: ", test_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+/* Returns 0 or -errno; @buf holds the contents without a final newline. */
+static int read_str(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* One write(2) of @val; returns 0 or -errno. */
+static int write_str(const char *path, const char *val)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int write_long(const char *path, long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return write_str(path, buf);
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+
+	if (read_str(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static char *grp(const char *name, const char *file)
+{
+	static char path[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), CG "/%s%s%s", name,
+		 file ? "/" : "", file ? file : "");
+	return path[i];
+}
+
+/* Make group @name (a path below the root) with the cpu controller. */
+static int group_make(const char *name)
+{
+	char parent[256], *slash;
+
+	snprintf(parent, sizeof(parent), CG "/%s", name);
+	slash = strrchr(parent, '/');
+	*slash = '\0';
+	strcat(parent, "/cgroup.subtree_control");
+	if (write_str(parent, "+cpu"))
+		return -1;
+	if (mkdir(grp(name, NULL), 0755) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static int group_set(const char *name, const char *file, long v)
+{
+	return write_long(grp(name, file), v);
+}
+
+/* Children and their helpers. */
+static pid_t children[64];
+static int nr_children;
+
+static void kill_children(void)
+{
+	while (nr_children > 0) {
+		nr_children--;
+		kill(children[nr_children], SIGKILL);
+		waitpid(children[nr_children], NULL, 0);
+	}
+}
+
+static void kill_child(pid_t pid)
+{
+	int i;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < nr_children; i++) {
+		if (children[i] == pid) {
+			children[i] = children[--nr_children];
+			break;
+		}
+	}
+}
+
+/* A task that spins on @cpu in group @name (NULL: the root). */
+static pid_t spinner(int cpu, const char *name)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	/* The parent goes on once the child is in its group and on its
+	 * CPU: a test that reads the view right after must find it there,
+	 * however late the host lets the child run. */
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		if (name && write_str(grp(name, "cgroup.procs"), "0"))
+			_exit(1);
+		if (pin(cpu))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		close(ready[1]);
+		for (;;)
+			;
+	}
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) != 1)
+		fprintf(stderr, "spinner %d did not start\n", (int)pid);
+	close(ready[0]);
+	children[nr_children++] = pid;
+	return pid;
+}
+
+/* Move @pid to group @name (NULL: the root). */
+static int move_to(pid_t pid, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CG "%s%s/cgroup.procs",
+		 name ? "/" : "", name ? name : "");
+	return write_long(path, pid);
+}
+
+/* The debugfs view: "cpuN boost=B tasks=..." of @cpu, and "used=". */
+static int view_cpu(int cpu, int *boost, char *tasks, size_t size)
+{
+	char buf[8192], key[32], *line;
+
+	if (read_str(VIEW, buf, sizeof(buf)))
+		return -1;
+	snprintf(key, sizeof(key), "cpu%d boost=", cpu);
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, key, strlen(key)))
+			continue;
+		*boost = atoi(line + strlen(key));
+		if (tasks) {
+			char *t = strstr(line, "tasks=");
+
+			snprintf(tasks, size, "%s", t ? t + 6 : "");
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static int view_used(void)
+{
+	char buf[64];
+
+	if (read_str(VIEW, buf, sizeof(buf)) || strncmp(buf, "used=", 5))
+		return -1;
+	return atoi(buf + 5);
+}
+
+/* Poll @cpu's boost until it is @want; returns the last value seen. */
+static int wait_boost(int cpu, int want, double timeout)
+{
+	double end = now_s() + timeout;
+	int boost = -1;
+
+	do {
+		if (view_cpu(cpu, &boost, NULL, 0))
+			return -1;
+		if (boost == want)
+			return boost;
+		sleep_s(0.01);
+	} while (now_s() < end);
+	return boost;
+}
+
+/* Tasks counted at @value on @cpu, from the view; 0 if none. */
+static int view_count(int cpu, int value)
+{
+	char tasks[2048], *p, *end;
+	int boost;
+
+	if (view_cpu(cpu, &boost, tasks, sizeof(tasks)))
+		return -1;
+	for (p = tasks; *p; p = end) {
+		long v = strtol(p, &end, 10), n;
+
+		if (*end != ':')
+			return -1;
+		n = strtol(end + 1, &end, 10);
+		if (v == value)
+			return n;
+		if (*end == ',')
+			end++;
+	}
+	return 0;
+}
+
+#define EXPECT_BOOST(cpu, want) do {					\
+	int __b = wait_boost(cpu, want, 2.0);				\
+	if (__b != (want))						\
+		return fail("%s:%d: cpu%d boost %d, expected %d",	\
+			    __func__, __LINE__, cpu, __b, want);	\
+} while (0)
+
+/* Every test starts from the same state: no boost, no group left. */
+static void reset(void)
+{
+	kill_children();
+	write_long(SYSCTL, 0);
+	rmdir(grp("t/a/b", NULL));
+	rmdir(grp("t/a", NULL));
+	rmdir(grp("t/b", NULL));
+	rmdir(grp("t/c", NULL));
+	rmdir(grp("t", NULL));
+}
+
+/*
+ * First test of the boot: groups at boost 0 with tasks turn nothing on, nor
+ * does the sysctl at 0; the first boost turns the key on and counts tasks
+ * that were queued before it and never enqueued since (pure spinners).
+ */
+static int test_key_off_until_boost(void)
+{
+	if (view_used() != 0)
+		return fail("static key on before any boost (used=%d)",
+			    view_used());
+	if (group_make("t"))
+		return fail("cannot make group t: %s", strerror(errno));
+	spinner(1, "t");
+	spinner(2, "t");
+	sleep_s(0.3);
+	if (group_set("t", "cpu.boost", 0) || write_long(SYSCTL, 0) ||
+	    group_set("t", "cpu.boost.max", 50))
+		return fail("writes failed");
+	sleep_s(0.1);
+	if (view_used() != 0)
+		return fail("static key on with every boost 0");
+	if (group_set("t", "cpu.boost", 40))
+		return fail("cpu.boost write failed");
+	if (view_used() != 1)
+		return fail("static key off after cpu.boost 40");
+	EXPECT_BOOST(1, 40);
+	EXPECT_BOOST(2, 40);
+	/* Limited by cpu.boost.max. */
+	if (group_set("t", "cpu.boost", 90))
+		return fail("cpu.boost write failed");
+	EXPECT_BOOST(1, 50);
+	if (group_set("t", "cpu.boost.max", 100))
+		return fail("cpu.boost.max write failed");
+	EXPECT_BOOST(1, 90);
+	return 0;
+}
+
+static int test_sysctl_range(void)
+{
+	static const char *const bad[] = { "101", "-1", "abc", "1000000" };
+	long v;
+	int i, ret;
+
+	v = read_long(SYSCTL);
+	if (v != 0)
+		return fail("default %ld, expected 0", v);
+	for (v = 0; v <= 100; v += 25) {
+		if (write_long(SYSCTL, v) || read_long(SYSCTL) != v)
+			return fail("write %ld: reads %ld", v, read_long(SYSCTL));
+	}
+	write_long(SYSCTL, 30);
+	for (i = 0; i < 4; i++) {
+		ret = write_str(SYSCTL, bad[i]);
+		if (ret != -EINVAL)
+			return fail("write \"%s\": %s, expected EINVAL", bad[i],
+				    strerror(-ret));
+		if (read_long(SYSCTL) != 30)
+			return fail("write \"%s\" changed the boost to %ld",
+				    bad[i], read_long(SYSCTL));
+	}
+	return 0;
+}
+
+static int test_cgroup_files(void)
+{
+	char buf[64];
+	struct stat st;
+
+	if (!stat(CG "/cpu.boost", &st) || !stat(CG "/cpu.boost.max", &st))
+		return fail("the root group has cpu.boost files");
+	if (group_make("t"))
+		return fail("cannot make group t: %s", strerror(errno));
+	if (read_str(grp("t", "cpu.boost"), buf, sizeof(buf)))
+		return fail("no cpu.boost in a child");
+	if (strcmp(buf, "0"))
+		return fail("cpu.boost default \"%s\", expected 0", buf);
+	if (read_str(grp("t", "cpu.boost.max"), buf, sizeof(buf)))
+		return fail("no cpu.boost.max in a child");
+	if (strcmp(buf, "max"))
+		return fail("cpu.boost.max default \"%s\", expected max", buf);
+	return 0;
+}
+
+/* Bad writes fail with the right error and keep the value in force. */
+static int test_cgroup_bad_writes(void)
+{
+	static const struct {
+		const char *file, *val;
+		int err;
+	} bad[] = {
+		{ "cpu.boost", "101", -ERANGE },
+		{ "cpu.boost", "1000", -ERANGE },
+		{ "cpu.boost", "-1", -EINVAL },
+		{ "cpu.boost", "abc", -EINVAL },
+		{ "cpu.boost", "max", -EINVAL },
+		{ "cpu.boost.max", "101", -ERANGE },
+		{ "cpu.boost.max", "-5", -EINVAL },
+		{ "cpu.boost.max", "x", -EINVAL },
+	};
+	char buf[64];
+	int i, ret;
+
+	if (group_make("t"))
+		return fail("cannot make group t");
+	if (group_set("t", "cpu.boost", 35) ||
+	    group_set("t", "cpu.boost.max", 80))
+		return fail("good writes failed");
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		ret = write_str(grp("t", bad[i].file), bad[i].val);
+		if (ret != bad[i].err)
+			return fail("%s \"%s\": %s, expected %s", bad[i].file,
+				    bad[i].val, ret ? strerror(-ret) : "OK",
+				    strerror(-bad[i].err));
+	}
+	if (read_long(grp("t", "cpu.boost")) != 35)
+		return fail("cpu.boost changed to %ld",
+			    read_long(grp("t", "cpu.boost")));
+	if (read_long(grp("t", "cpu.boost.max")) != 80)
+		return fail("cpu.boost.max changed to %ld",
+			    read_long(grp("t", "cpu.boost.max")));
+	if (write_str(grp("t", "cpu.boost.max"), "max") ||
+	    read_str(grp("t", "cpu.boost.max"), buf, sizeof(buf)) ||
+	    strcmp(buf, "max"))
+		return fail("cpu.boost.max \"max\" not taken or not shown");
+	if (group_set("t", "cpu.boost.max", 100) ||
+	    read_str(grp("t", "cpu.boost.max"), buf, sizeof(buf)) ||
+	    strcmp(buf, "max"))
+		return fail("cpu.boost.max 100 not shown as max (\"%s\")", buf);
+	return 0;
+}
+
+/*
+ * The effective hierarchy, seen through the boost of a CPU running one task
+ * of the child t/a/b: the child never exceeds its parent, the limit wins.
+ */
+static int test_cgroup_hierarchy(void)
+{
+	if (group_make("t") || group_make("t/a") || group_make("t/a/b"))
+		return fail("cannot make t/a/b");
+	spinner(1, "t/a/b");
+	if (group_set("t", "cpu.boost", 100) ||
+	    group_set("t/a", "cpu.boost", 30) ||
+	    group_set("t/a/b", "cpu.boost", 80))
+		return fail("writes failed");
+	EXPECT_BOOST(1, 30);		/* capped by the parent's boost */
+	group_set("t/a", "cpu.boost", 90);
+	EXPECT_BOOST(1, 80);		/* its own */
+	group_set("t/a", "cpu.boost.max", 50);
+	EXPECT_BOOST(1, 50);		/* the parent's limit */
+	group_set("t/a/b", "cpu.boost.max", 20);
+	EXPECT_BOOST(1, 20);		/* its own limit */
+	group_set("t/a", "cpu.boost.max", 10);
+	EXPECT_BOOST(1, 10);		/* the parent's lower limit */
+	write_str(grp("t/a", "cpu.boost.max"), "max");
+	write_str(grp("t/a/b", "cpu.boost.max"), "max");
+	EXPECT_BOOST(1, 80);
+	group_set("t", "cpu.boost", 5);	/* the grandparent caps both */
+	EXPECT_BOOST(1, 5);
+	group_set("t", "cpu.boost", 100);
+	EXPECT_BOOST(1, 80);
+	group_set("t/a/b", "cpu.boost", 0);
+	EXPECT_BOOST(1, 0);
+	return 0;
+}
+
+/* The sysctl is the boost of root tasks, not of a child group's. */
+static int test_sysctl_root_tasks(void)
+{
+	if (group_make("t"))
+		return fail("cannot make group t");
+	spinner(1, NULL);
+	spinner(2, "t");
+	if (write_long(SYSCTL, 40))
+		return fail("sysctl write failed");
+	EXPECT_BOOST(1, 40);
+	EXPECT_BOOST(2, 0);
+	write_long(SYSCTL, 70);
+	EXPECT_BOOST(1, 70);
+	group_set("t", "cpu.boost", 20);
+	EXPECT_BOOST(2, 20);
+	write_long(SYSCTL, 0);
+	EXPECT_BOOST(1, 0);
+	return 0;
+}
+
+/*
+ * The per-CPU boost is the highest boost of the queued tasks, and every
+ * count is undone at the value it was made at: boosts changed while
+ * queued, moves and exits leave nothing behind.
+ */
+static int test_view_max_of_queued(void)
+{
+	pid_t a, b, c;
+
+	if (group_make("t") || group_make("t/a") || group_make("t/b") ||
+	    group_make("t/c"))
+		return fail("cannot make groups");
+	group_set("t", "cpu.boost", 100);
+	group_set("t/a", "cpu.boost", 10);
+	group_set("t/b", "cpu.boost", 40);
+	group_set("t/c", "cpu.boost", 70);
+	a = spinner(2, "t/a");
+	b = spinner(2, "t/b");
+	c = spinner(2, "t/c");
+	EXPECT_BOOST(2, 70);
+	if (view_count(2, 10) != 1 || view_count(2, 40) != 1 ||
+	    view_count(2, 70) != 1)
+		return fail("counts at 10/40/70: %d/%d/%d, expected 1/1/1",
+			    view_count(2, 10), view_count(2, 40),
+			    view_count(2, 70));
+	kill_child(c);
+	EXPECT_BOOST(2, 40);
+	/* Raised and lowered while queued. */
+	group_set("t/a", "cpu.boost", 90);
+	EXPECT_BOOST(2, 90);
+	if (view_count(2, 10) != 0 || view_count(2, 90) != 1)
+		return fail("after 10 -> 90: counts at 10/90: %d/%d",
+			    view_count(2, 10), view_count(2, 90));
+	group_set("t/a", "cpu.boost", 15);
+	EXPECT_BOOST(2, 40);
+	/* A move to another group, and one to the root. */
+	move_to(b, "t/a");
+	EXPECT_BOOST(2, 15);
+	if (view_count(2, 15) != 2 || view_count(2, 40) != 0)
+		return fail("after the move: counts at 15/40: %d/%d",
+			    view_count(2, 15), view_count(2, 40));
+	move_to(a, NULL);
+	move_to(b, NULL);
+	EXPECT_BOOST(2, 0);
+	/* Exits: nothing left counted above 0 anywhere. */
+	kill_child(a);
+	kill_child(b);
+	if (view_count(2, 15) || view_count(2, 10) || view_count(2, 90))
+		return fail("counts left behind on cpu2");
+	return 0;
+}
+
+/* A task that sleeps and wakes up on @cpu in group @name, without end. */
+static pid_t churner(int cpu, const char *name)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (write_str(grp(name, "cgroup.procs"), "0") || pin(cpu))
+			_exit(1);
+		for (;;)
+			usleep(50);
+	}
+	children[nr_children++] = pid;
+	return pid;
+}
+
+/*
+ * Exactness under churn: tasks sleep and wake on every CPU while their
+ * group's boost, limit and the sysctl change hundreds of times, so that
+ * dequeues fall between a boost change and the recount of the queued
+ * tasks. Each dequeue must undo the value its enqueue counted: once the
+ * tasks are gone no CPU is boosted and nothing is counted above 0 (and
+ * the kernel log has no warning of a count going below 0).
+ */
+static int test_churn_exact(void)
+{
+	int cpu, i, b, n;
+	double end;
+
+	if (group_make("t"))
+		return fail("cannot make group t");
+	group_set("t", "cpu.boost", 10);
+	for (cpu = 0; cpu < 4; cpu++) {
+		churner(cpu, "t");
+		churner(cpu, "t");
+	}
+	end = now_s() + 3.0;
+	for (i = 0; now_s() < end; i++) {
+		group_set("t", "cpu.boost", (i * 37) % 101);
+		if (i % 3 == 0)
+			group_set("t", "cpu.boost.max", 50 + (i * 13) % 51);
+		if (i % 5 == 0)
+			write_long(SYSCTL, (i * 7) % 101);
+	}
+	info("%d rounds of writes", i);
+	kill_children();
+	write_long(SYSCTL, 0);
+	sleep_s(0.2);
+	for (cpu = 0; cpu < 4; cpu++) {
+		for (b = 1; b <= 100; b++) {
+			n = view_count(cpu, b);
+			if (n)
+				return fail("cpu%d: %d tasks left counted at %d",
+					    cpu, n, b);
+		}
+		EXPECT_BOOST(cpu, 0);
+	}
+	return 0;
+}
+
+/*
+ * A periodic task pinned to @cpu in group @name: busy @busy_ms of every
+ * @period_ms, it reads its CPU's scaling_cur_freq at the end of each burst,
+ * while it is RUNNABLE. Samples after the first @skip_s are kept.
+ */
+#define MAX_SAMPLES	512
+
+struct samples {
+	int n;
+	long khz[MAX_SAMPLES];
+};
+
+static int periodic(int cpu, const char *name, int busy_ms, int period_ms,
+		    double run_s, double skip_s, struct samples *s)
+{
+	struct samples *shm;
+	char path[128];
+	pid_t pid;
+
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED)
+		return -1;
+	shm->n = 0;
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
+	pid = fork();
+	if (pid == 0) {
+		double start, t, end;
+
+		if ((name && write_str(grp(name, "cgroup.procs"), "0")) ||
+		    pin(cpu))
+			_exit(1);
+		start = now_s();
+		end = start + run_s;
+		for (t = start; t < end; t += period_ms / 1000.0) {
+			while (now_s() < t + busy_ms / 1000.0)
+				;
+			if (now_s() - start >= skip_s && shm->n < MAX_SAMPLES)
+				shm->khz[shm->n++] = read_long(path);
+			if (now_s() < t + period_ms / 1000.0)
+				sleep_s(t + period_ms / 1000.0 - now_s());
+		}
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	*s = *shm;
+	munmap(shm, sizeof(*shm));
+	return s->n ? 0 : -1;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void describe(const char *what, struct samples *s)
+{
+	struct samples t = *s;
+
+	qsort(t.khz, t.n, sizeof(long), cmp_long);
+	info("%s: %d samples, min %ld median %ld max %ld kHz", what, t.n,
+	     t.khz[0], t.khz[t.n / 2], t.khz[t.n - 1]);
+}
+
+static int count_at_least(struct samples *s, long khz)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->khz[i] >= khz;
+	return n;
+}
+
+/*
+ * The same light periodic task (4 ms of every 20) in a group at cpu.boost 0
+ * runs its CPU well below fmax, and at cpu.boost 100 at fmax; at 50 at
+ * least 1.25 * 512 / 1024 of fmax (the margin on an idle CPU).
+ */
+static int test_freq_boost(void)
+{
+	struct samples s;
+	int n;
+
+	if (group_make("t"))
+		return fail("cannot make group t");
+	group_set("t", "cpu.boost", 0);
+	if (periodic(3, "t", 4, 20, 2.5, 1.0, &s))
+		return fail("periodic task failed");
+	describe("cpu.boost 0", &s);
+	qsort(s.khz, s.n, sizeof(long), cmp_long);
+	if (s.khz[s.n / 2] >= FMAX_KHZ * 3 / 4)
+		return fail("unboosted: median %ld kHz, expected below %ld",
+			    s.khz[s.n / 2], FMAX_KHZ * 3 / 4);
+
+	group_set("t", "cpu.boost", 100);
+	if (periodic(3, "t", 4, 20, 2.5, 1.0, &s))
+		return fail("periodic task failed");
+	describe("cpu.boost 100", &s);
+	n = count_at_least(&s, FMAX_KHZ);
+	if (n < s.n * 9 / 10)
+		return fail("boost 100: %d of %d samples at fmax", n, s.n);
+
+	group_set("t", "cpu.boost", 50);
+	if (periodic(3, "t", 4, 20, 2.5, 1.0, &s))
+		return fail("periodic task failed");
+	describe("cpu.boost 50", &s);
+	n = count_at_least(&s, FMAX_KHZ * 625 / 1000 * 98 / 100);
+	if (n < s.n * 9 / 10)
+		return fail("boost 50: %d of %d samples at 61%% of fmax or more",
+			    n, s.n);
+
+	group_set("t", "cpu.boost", 0);
+	if (periodic(3, "t", 4, 20, 2.5, 1.0, &s))
+		return fail("periodic task failed");
+	describe("cpu.boost 0 again", &s);
+	qsort(s.khz, s.n, sizeof(long), cmp_long);
+	if (s.khz[s.n / 2] >= FMAX_KHZ * 3 / 4)
+		return fail("unboosted again: median %ld kHz", s.khz[s.n / 2]);
+	return 0;
+}
+
+/* struct sched_attr with SchedTune's SCHED_ATTR_SIZE_VER2 extension. */
+struct stune_attr {
+	unsigned int size, policy;
+	unsigned long long flags;
+	int nice;
+	unsigned int priority;
+	unsigned long long runtime, deadline, period;
+	unsigned int util_min, util_max, util_boost, reserved;
+};
+
+#define FLAG_RESET_ON_FORK	0x01
+#define FLAG_KEEP_PARAMS	0x10
+#define FLAG_KEEP_ALL		0x18
+#define FLAG_UTIL_BOOST		0x80
+
+/*
+ * sched_setattr() of @boost for @pid; returns 0 or -errno. The policy is
+ * kept, except with SCHED_FLAG_RESET_ON_FORK, which SCHED_FLAG_KEEP_POLICY
+ * would ignore: the policy is then SCHED_OTHER, as the tests' tasks have.
+ */
+static int set_task_boost(pid_t pid, unsigned int boost, unsigned int size,
+			  unsigned long long flags, unsigned int reserved)
+{
+	struct stune_attr a = {
+		.size = size,
+		.flags = (flags & FLAG_RESET_ON_FORK ? FLAG_KEEP_PARAMS :
+			  FLAG_KEEP_ALL) | FLAG_UTIL_BOOST | flags,
+		.util_boost = boost,
+		.reserved = reserved,
+	};
+
+	return syscall(SYS_sched_setattr, pid, &a, 0) ? -errno : 0;
+}
+
+/* The boost sched_getattr() reports for @pid, or -errno. */
+static long get_task_boost(pid_t pid)
+{
+	struct stune_attr a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, pid, &a, sizeof(a), 0))
+		return -errno;
+	if (a.size < sizeof(a))
+		return -ENOSYS;
+	return a.util_boost;
+}
+
+/*
+ * A child that asks for @boost for itself (with @flags), then forks a
+ * spinner on @cpu, which dies with it; returns the child.
+ */
+static pid_t boosted_parent(unsigned int boost, unsigned long long flags,
+			    int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (set_task_boost(0, boost, sizeof(struct stune_attr), flags, 0))
+			_exit(1);
+		if (fork() == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			pin(cpu);
+			for (;;)
+				;
+		}
+		for (;;)
+			pause();
+	}
+	children[nr_children++] = pid;
+	return pid;
+}
+
+/*
+ * A task's own boost (sched_setattr()): readable, restricted by its group
+ * as the clamps are, the higher of it and the sysctl in the root group,
+ * checked, inherited across fork unless SCHED_FLAG_RESET_ON_FORK.
+ */
+static int test_task_boost(void)
+{
+	pid_t a;
+	long v;
+	int ret;
+
+	a = spinner(1, NULL);
+	sleep_s(0.1);
+	v = get_task_boost(a);
+	if (v != 0)
+		return fail("sched_getattr: boost %ld (%s), expected 0", v,
+			    v < 0 ? strerror(-v) : "");
+	ret = set_task_boost(a, 60, sizeof(struct stune_attr), 0, 0);
+	if (ret)
+		return fail("sched_setattr boost 60: %s", strerror(-ret));
+	if (get_task_boost(a) != 60)
+		return fail("sched_getattr: %ld, expected 60", get_task_boost(a));
+	EXPECT_BOOST(1, 60);
+	write_long(SYSCTL, 70);
+	EXPECT_BOOST(1, 70);		/* root group: max(own, sysctl) */
+	write_long(SYSCTL, 20);
+	EXPECT_BOOST(1, 60);
+	write_long(SYSCTL, 0);
+
+	/* Bad requests fail and change nothing. */
+	ret = set_task_boost(a, 101, sizeof(struct stune_attr), 0, 0);
+	if (ret != -EINVAL)
+		return fail("boost 101: %s, expected EINVAL", strerror(-ret));
+	ret = set_task_boost(a, 10, 56, 0, 0);
+	if (ret != -EINVAL)
+		return fail("boost with SCHED_ATTR_SIZE_VER1: %s, expected EINVAL",
+			    strerror(-ret));
+	ret = set_task_boost(a, 10, sizeof(struct stune_attr), 0, 1);
+	if (ret != -EINVAL)
+		return fail("non-zero padding: %s, expected EINVAL",
+			    strerror(-ret));
+	if (get_task_boost(a) != 60)
+		return fail("a rejected request changed the boost to %ld",
+			    get_task_boost(a));
+
+	/* In a group: clamp(own, cpu.boost, cpu.boost.max). */
+	if (group_make("t") || move_to(a, "t"))
+		return fail("cannot move the task to group t");
+	EXPECT_BOOST(1, 60);
+	group_set("t", "cpu.boost.max", 30);
+	EXPECT_BOOST(1, 30);
+	write_str(grp("t", "cpu.boost.max"), "max");
+	group_set("t", "cpu.boost", 80);
+	EXPECT_BOOST(1, 80);
+	group_set("t", "cpu.boost.max", 50);
+	EXPECT_BOOST(1, 50);
+	group_set("t", "cpu.boost", 0);
+	EXPECT_BOOST(1, 50);
+	write_str(grp("t", "cpu.boost.max"), "max");
+	EXPECT_BOOST(1, 60);
+	set_task_boost(a, 0, sizeof(struct stune_attr), 0, 0);
+	EXPECT_BOOST(1, 0);
+	kill_child(a);
+
+	/* Fork: inherited, or reset with SCHED_FLAG_RESET_ON_FORK. */
+	a = boosted_parent(45, 0, 2);
+	EXPECT_BOOST(2, 45);
+	kill_child(a);
+	EXPECT_BOOST(2, 0);
+	a = boosted_parent(45, FLAG_RESET_ON_FORK, 2);
+	sleep_s(0.3);
+	EXPECT_BOOST(2, 0);
+	kill_child(a);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} tests[] = {
+	{ "key_off_until_boost", test_key_off_until_boost },
+	{ "sysctl_range", test_sysctl_range },
+	{ "cgroup_files", test_cgroup_files },
+	{ "cgroup_bad_writes", test_cgroup_bad_writes },
+	{ "cgroup_hierarchy", test_cgroup_hierarchy },
+	{ "sysctl_root_tasks", test_sysctl_root_tasks },
+	{ "view_max_of_queued", test_view_max_of_queued },
+	{ "churn_exact", test_churn_exact },
+	{ "freq_boost", test_freq_boost },
+	{ "task_boost", test_task_boost },
+};
+
+int main(int argc, char **argv)
+{
+	int i, ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: stune-test --list | NAME\n");
+		return 2;
+	}
+	for (i = 0; i < (int)(sizeof(tests) / sizeof(tests[0])); i++) {
+		if (!strcmp(argv[1], "--list")) {
+			printf("%s\n", tests[i].name);
+			continue;
+		}
+		if (strcmp(argv[1], tests[i].name))
+			continue;
+		test_name = tests[i].name;
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		pin(0);
+		reset();
+		ret = tests[i].fn();
+		reset();
+		if (!ret)
+			printf("TEST %s: PASS\n", test_name);
+		return ret;
+	}
+	if (!strcmp(argv[1], "--list"))
+		return 0;
+	fprintf(stderr, "no test %s\n", argv[1]);
+	return 2;
+}
