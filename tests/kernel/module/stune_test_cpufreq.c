@@ -69,10 +69,14 @@
 #include <trace/events/sched.h>
 
 /*
- * The scheduler's own definitions, for struct cfs_rq: 6.1 exports the
+ * The scheduler's own definitions, for struct cfs_rq: 6.1 and 6.12 export the
  * PELT tracepoints but no helper to read what they report.
  */
 #include <linux/sched/cputime.h>
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/mmu_context.h>  /* kernel/sched/sched.h uses it from 6.12 */
+#endif
 #include "kernel/sched/sched.h"
 
 #define STUNE_TEST_KHZ_STEP	200000
@@ -131,7 +135,11 @@ static void stune_test_cfs_util(void *data, struct cfs_rq *cfs_rq)
 	tc = per_cpu_ptr(&stune_test_cpus, cpu_of(rq));
 	WRITE_ONCE(tc->rq, rq);
 	WRITE_ONCE(tc->util_avg, READ_ONCE(cfs_rq->avg.util_avg));
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	WRITE_ONCE(tc->util_est, READ_ONCE(cfs_rq->avg.util_est));
+#else
 	WRITE_ONCE(tc->util_est, READ_ONCE(cfs_rq->avg.util_est.enqueued));
+#endif
 }
 
 static unsigned int stune_test_set(struct cpufreq_policy *policy,
@@ -309,10 +317,19 @@ static void stune_test_register_em(struct cpufreq_policy *policy)
 				    policy->related_cpus, cmos_power);
 }
 
-static int stune_test_exit(struct cpufreq_policy *policy)
+/* ->exit returns nothing from 6.11 on. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define EXIT_RET void
+#define EXIT_OK
+#else
+#define EXIT_RET int
+#define EXIT_OK 0
+#endif
+
+static EXIT_RET stune_test_exit(struct cpufreq_policy *policy)
 {
 	policy->fast_switch_possible = false;
-	return 0;
+	return EXIT_OK;
 }
 
 static struct cpufreq_driver stune_test_driver = {
@@ -413,7 +430,11 @@ static ssize_t stune_test_thermal_write(struct file *file,
 	    !cpu_possible(cpu))
 		return -EINVAL;
 	khz = min_t(unsigned int, khz, STUNE_TEST_MAX_KHZ);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	topology_update_hw_pressure(cpumask_of(cpu), khz);
+#else
 	topology_update_thermal_pressure(cpumask_of(cpu), khz);
+#endif
 	WRITE_ONCE(per_cpu(stune_test_cpus, cpu).capped_khz, khz);
 	return len;
 }
@@ -442,7 +463,11 @@ static int stune_test_sched_show(struct seq_file *m, void *v)
 		rcu_read_lock_sched();
 		seq_printf(m, "cpu%d misfit=%lu overload=%d overutilized=%d capped_khz=%u\n",
 			   cpu, READ_ONCE(rq->misfit_task_load),
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+			   READ_ONCE(rq->rd->overloaded),
+#else
 			   READ_ONCE(rq->rd->overload),
+#endif
 			   READ_ONCE(rq->rd->overutilized),
 			   READ_ONCE(per_cpu(stune_test_cpus, cpu).capped_khz));
 		rcu_read_unlock_sched();
