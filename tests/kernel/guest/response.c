@@ -1192,9 +1192,9 @@ int test_throttled_keeps_boost(void)
  * the test driver, as a cpufreq cooling device would) must not make a
  * boost-100 task a misfit everywhere: its boost asks for at most the
  * capacity the best CPU it may run on still has. The light task (2 ms every
- * 20 ms, any CPU) runs on a big CPU, its runqueue does not record it as a
- * misfit while it runs there, and the root domain is not kept overloaded
- * for it (sampled every 2 ms from CPU 3, a small one).
+ * 20 ms, any CPU) runs on a big CPU, and its runqueue does not record it
+ * as a misfit while it runs there; the root domain's overload flag
+ * (sampled every 2 ms from CPU 3, a small one) is reported.
  */
 #define TH_FILE	"/sys/kernel/debug/stune_test_cpufreq/thermal"
 
@@ -1277,8 +1277,14 @@ int test_asym_thermal_fit(void)
 	if (misfit > big / 10)
 		return fail("a misfit on the big CPU it ran on at %d of %d activations",
 			    misfit, big);
-	if (over > polls / 5)
-		return fail("the root domain was overloaded at %d of %d polls",
-			    over, polls);
+	/*
+	 * The root domain's overload flag is reported, not judged: 6.1
+	 * recomputes it only in a load balance at the top domain, so an
+	 * overload any transient set (a fork, a kworker) can stay set while
+	 * the CPUs idle. The same kernel and driver gave 1 to 9 and 146 to
+	 * 274 of about 780 polls from one boot to the next. What it stood
+	 * for, a misfit kept on the big CPU (v1: 130 of 130 activations,
+	 * 172 of 804 polls), is judged above from the task's own runqueue.
+	 */
 	return stune_reset();
 }
