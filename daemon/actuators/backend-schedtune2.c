@@ -163,25 +163,9 @@ static int schedtune2_apply(Backend *b, const char *group, unsigned boost) {
  * them 0 back: the root group's sysctl, or their cgroup's cpu.boost,
  * decides then. */
 static int schedtune2_attach(Backend *b, const char *group, const ProcessId *id) {
-        State *j = b->state;
-        StateGroup *g = state_get_group(j, group, false);
         const Schedtune2 *s = schedtune2_get(b);
-        int r;
 
-        if (!s)
-                return -ENOMEM;
-        r = backend_set_threads(b, id->pid, s->set_boost, streq(group, "root") || !g ? 0 : g->wrote);
-        if (r < 0)
-                return r;
-        if (streq(group, "root"))
-                state_placed_remove(j, id->pid);
-        else {
-                r = state_placed_set(j, id, group);
-                if (r < 0)
-                        return r;
-        }
-        j->dirty = true;
-        return 0;
+        return s ? backend_attach_threads(b, group, id, s->set_boost, NULL) : -ENOMEM;
 }
 
 /* The sysctl back to what start found (or 0), unless changed by hand. */

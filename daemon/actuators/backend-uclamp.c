@@ -217,11 +217,6 @@ static int uclamp_start(Backend *b, const char *const *groups, size_t n) {
         return 0;
 }
 
-/* Sets util_min on every thread of a process. */
-static int uclamp_set_process(Backend *b, const Uclamp *u, pid_t pid, unsigned boost) {
-        return backend_set_threads(b, pid, u->set_util_min, uclamp_from_boost(boost));
-}
-
 static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
         State *j = b->state;
         StateGroup *g = state_get_group(j, group, true);
@@ -249,26 +244,9 @@ static int uclamp_apply(Backend *b, const char *group, unsigned boost) {
 }
 
 static int uclamp_attach(Backend *b, const char *group, const ProcessId *id) {
-        State *j = b->state;
-        StateGroup *g = state_get_group(j, group, false);
         const Uclamp *u = uclamp_get(b);
-        int r;
 
-        if (!u)
-                return -ENOMEM;
-        r = uclamp_set_process(b, u, id->pid, streq(group, "root") || !g ? 0 : g->wrote);
-        if (r < 0)
-                return r;
-        if (streq(group, "root"))
-                state_placed_remove(j, id->pid);
-        else {
-                r = state_placed_set(j, id, group);
-                if (r < 0)
-                        return r;
-        }
-        /* saved by the caller, once per burst */
-        j->dirty = true;
-        return 0;
+        return u ? backend_attach_threads(b, group, id, u->set_util_min, uclamp_from_boost) : -ENOMEM;
 }
 
 /* Puts cpu.uclamp.min of the owned groups back, unless changed by hand. */

@@ -111,6 +111,28 @@ int backend_thread_set_class(Backend *b, const BackendThread *t, int (*set)(pid_
         return set(t->tid, map ? map(g->wrote) : g->wrote);
 }
 
+int backend_attach_threads(Backend *b, const char *group, const ProcessId *id,
+                           int (*set)(pid_t tid, unsigned value), unsigned (*map)(unsigned boost)) {
+        State *j = b->state;
+        StateGroup *g = state_get_group(j, group, false);
+        unsigned boost = streq(group, "root") || !g ? 0 : g->wrote;
+        int r;
+
+        r = backend_set_threads(b, id->pid, set, map ? map(boost) : boost);
+        if (r < 0)
+                return r;
+        if (streq(group, "root"))
+                state_placed_remove(j, id->pid);
+        else {
+                r = state_placed_set(j, id, group);
+                if (r < 0)
+                        return r;
+        }
+        /* saved by the caller, once per burst */
+        j->dirty = true;
+        return 0;
+}
+
 int backend_unplace(Backend *b, const char *group) {
         State *j = b->state;
         char cur[CLASS_NAME_MAX];

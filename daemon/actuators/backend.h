@@ -145,6 +145,12 @@ void backend_set_placed(Backend *b, const char *group, int (*set)(pid_t tid, uns
 int backend_thread_set_class(Backend *b, const BackendThread *t, int (*set)(pid_t tid, unsigned value),
                              unsigned (*map)(unsigned boost));
 
+/* The per-task backends' attach(): every thread of the process gets its
+ * class's value through set (the class's boost, through map if not NULL;
+ * 0 for root), and the state records where it was placed. */
+int backend_attach_threads(Backend *b, const char *group, const ProcessId *id,
+                           int (*set)(pid_t tid, unsigned value), unsigned (*map)(unsigned boost));
+
 /* Moves the processes boostd placed in group (NULL: in any group) back
  * to root: only one that is still the process placed (start time) and
  * still in that group; one that exited, whose PID was reused or that was
