@@ -93,7 +93,9 @@ static int files_write_value(const Backend *b, const char *group, const char *fi
         return write_string(p, buf);
 }
 
-/* Takes pid out of one group's file, if it is there. */
+/* Takes pid out of one group's file, if it is there. The new list replaces
+ * the file by rename: rewriting it in place races a test's reader against
+ * the truncation, which can hand the reader zeroed bytes. */
 static int files_remove_pid(const char *path, pid_t pid) {
         _cleanup_(freep) pid_t *pids = NULL;
         _cleanup_(freep) char *buf = NULL;
@@ -116,7 +118,7 @@ static int files_remove_pid(const char *path, pid_t pid) {
         }
         if (fclose(f) != 0)
                 return -ENOMEM;
-        return found ? write_string(path, buf) : 0;
+        return found ? write_string_atomic(path, buf) : 0;
 }
 
 /* 1 if id is listed in the group's file ("root": the top's), 0 if not,
