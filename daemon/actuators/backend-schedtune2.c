@@ -8,6 +8,10 @@
  * unit's cgroup keeps what its administrator gave it, and a delegated
  * subtree's limit holds for what boostd gives.
  *
+ * A unit of the system manager that a Unit=/Slice= rule gives a class
+ * also gets the class's boost in its own cgroup's cpu.boost, and the
+ * slices above it enough for it (unit-boost.c).
+ *
  * A thread created later inherits its parent's own boost (the kernel's
  * fork rule), so a placed process's new threads and children follow it
  * without boostd. */
@@ -21,6 +25,7 @@
 #include "backend.h"
 #include "log.h"
 #include "sched-attr.h"
+#include "unit-boost.h"
 #include "util.h"
 
 #define SYSCTL_BOOST "/proc/sys/kernel/sched_cfs_boost"
@@ -155,6 +160,7 @@ static int schedtune2_apply(Backend *b, const char *group, unsigned boost) {
         g->wrote = boost;
         g->has_wrote = true;
         backend_set_placed(b, group, s->set_boost, boost);
+        unit_boost_apply(b, group, boost);
         j->dirty = true;
         return 0;
 }
@@ -168,7 +174,8 @@ static int schedtune2_attach(Backend *b, const char *group, const ProcessId *id)
         return s ? backend_attach_threads(b, group, id, s->set_boost, NULL) : -ENOMEM;
 }
 
-/* The sysctl back to what start found (or 0), unless changed by hand. */
+/* The sysctl and the units' cgroups back to what start found (or 0),
+ * unless changed by hand. */
 static int schedtune2_restore(Backend *b) {
         State *j = b->state;
         StateGroup *root = state_get_group(j, "root", false);
@@ -186,6 +193,7 @@ static int schedtune2_restore(Backend *b) {
                                 log_warning_errno(b->log, r, "Failed to restore %s: %m", SYSCTL_BOOST);
                 }
         }
+        unit_boost_restore(b);
         state_clear_kernel(j);
         j->dirty = true;
         return r;
@@ -214,6 +222,7 @@ const BackendVTable backend_schedtune2 = {
         .start = schedtune2_start,
         .apply = schedtune2_apply,
         .attach = schedtune2_attach,
+        .attach_unit = unit_boost_attach,
         .restore = schedtune2_restore,
         .thread_release = schedtune2_thread_release,
         .done = schedtune2_done,

@@ -47,6 +47,11 @@ typedef struct BackendVTable {
          * processes back first): its boost back, the group removed if
          * boostd made it and it is empty, and forgotten. */
         int (*release)(Backend *b, const char *group);
+        /* The unit whose cgroup v2 directory is cgroup (a path below the
+         * v2 root, of a system manager's unit) gets group's boost in place,
+         * "root" gives it back (unit-boost.h); NULL where the backend
+         * boosts processes only. */
+        int (*attach_unit)(Backend *b, const char *group, const char *cgroup);
         /* The group a process is in now, copied into buf; NULL when the
          * backend cannot tell. */
         int (*group_of)(Backend *b, pid_t pid, char *buf, size_t size);
@@ -99,6 +104,11 @@ struct Backend {
          * then each one it tried before and why not */
         char probe_says[160];
         char reason[512];
+        /* A unit's cgroup had no cpu.boost (unit-boost.c): asks for the
+         * cpu controller there, then calls unit_boost_retry(); NULL:
+         * nobody to ask. */
+        void (*want_cpu)(Backend *b, const char *cgroup, void *userdata);
+        void *want_cpu_userdata;
 };
 
 extern const BackendVTable backend_schedtune;

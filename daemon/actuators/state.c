@@ -30,6 +30,9 @@ State *state_free(State *j) {
         free(j->dir);
         free(j->placed);
         free(j->clamps);
+        for (size_t i = 0; i < j->n_cgroups; i++)
+                free(j->cgroups[i].path);
+        free(j->cgroups);
         free(j->classified);
         free(j);
         return NULL;
@@ -47,6 +50,60 @@ StateGroup *state_get_group(State *j, const char *name, bool create) {
         memset(g, 0, sizeof(*g));
         strcpy(g->name, name);
         return g;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+        size_t l = strlen(s), n = strlen(suffix);
+
+        return l >= n && streq(s + l - n, suffix);
+}
+
+bool state_cgroup_path_is_valid(const char *path) {
+        size_t l = strlen(path);
+
+        if (path[0] != '/' || l < 2 || l >= PATH_MAX || path[l - 1] == '/')
+                return false;
+        for (const char *c = path; *c; c++)
+                if ((unsigned char) *c <= ' ' || *c == 0x7f)
+                        return false;
+        return !strstr(path, "//") && !strstr(path, "/./") && !strstr(path, "/../") &&
+               !ends_with(path, "/.") && !ends_with(path, "/..");
+}
+
+StateCgroup *state_cgroup_find(State *j, const char *path) {
+        for (size_t i = 0; i < j->n_cgroups; i++)
+                if (streq(j->cgroups[i].path, path))
+                        return &j->cgroups[i];
+        return NULL;
+}
+
+StateCgroup *state_cgroup_add(State *j, const char *path) {
+        StateCgroup *n;
+        char *p;
+
+        if (!state_cgroup_path_is_valid(path))
+                return NULL;
+        p = strdup(path);
+        if (!p)
+                return NULL;
+        n = realloc(j->cgroups, (j->n_cgroups + 1) * sizeof(StateCgroup));
+        if (!n) {
+                free(p);
+                return NULL;
+        }
+        j->cgroups = n;
+        j->cgroups[j->n_cgroups] = (StateCgroup) { .path = p };
+        j->dirty = true;
+        return &j->cgroups[j->n_cgroups++];
+}
+
+void state_cgroup_remove(State *j, StateCgroup *c) {
+        size_t i = (size_t) (c - j->cgroups);
+
+        free(c->path);
+        memmove(c, c + 1, (j->n_cgroups - i - 1) * sizeof(StateCgroup));
+        j->n_cgroups--;
+        j->dirty = true;
 }
 
 void state_remove_group(State *j, const char *name) {
@@ -253,6 +310,20 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
 
                 (void) state_pid_set(&j->placed, &j->n_placed, &id, name);
                 *kernel = true;
+        } else if (sscanf(line, "cgroup %llu %u %d %32s %n", &start, &a, &d, name, &k) == 4 &&
+                   (streq(name, "-") || name_ok(name))) {
+                _cleanup_(freep) char *buf = strdup(line + k);
+                const char *path = buf ? strstrip(buf) : NULL;
+                StateCgroup *e;
+
+                if (path && state_cgroup_path_is_valid(path) && !state_cgroup_find(j, path) &&
+                    (e = state_cgroup_add(j, path))) {
+                        e->ino = start;
+                        e->found = MIN(a, BOOST_MAX);
+                        e->has_wrote = d >= 0;
+                        e->wrote = d >= 0 ? MIN((unsigned) d, BOOST_MAX) : 0;
+                        strcpy(e->group, streq(name, "-") ? "" : name);
+                }
         } else if (sscanf(line, "clamp %lld %llu %u", &pid, &start, &a) == 3 && pid_ok(pid)) {
                 (void) state_clamp_set(j, (pid_t) pid, start, MIN(a, 1024U));
         } else if (sscanf(line, "classified %lld %llu %32s", &pid, &start, name) == 3 && name_ok(name) &&
@@ -376,6 +447,10 @@ static int state_write_files(State *j) {
         for (size_t i = 0; i < j->n_clamps; i++)
                 fprintf(f, "clamp %d %" PRIu64 " %u\n", (int) j->clamps[i].tid, j->clamps[i].start,
                         j->clamps[i].previous);
+        for (size_t i = 0; i < j->n_cgroups; i++)
+                fprintf(f, "cgroup %" PRIu64 " %u %d %s %s\n", j->cgroups[i].ino, j->cgroups[i].found,
+                        j->cgroups[i].has_wrote ? (int) j->cgroups[i].wrote : -1,
+                        j->cgroups[i].group[0] ? j->cgroups[i].group : "-", j->cgroups[i].path);
         if (fclose(f) != 0)
                 return -ENOMEM;
 
@@ -396,7 +471,7 @@ static int state_write_files(State *j) {
         if (fclose(f) != 0)
                 return -ENOMEM;
 
-        if (j->n_groups == 0 && j->n_placed == 0 && j->n_clamps == 0) {
+        if (j->n_groups == 0 && j->n_placed == 0 && j->n_clamps == 0 && j->n_cgroups == 0) {
                 kpath = state_file(j, "journal");
                 if (!kpath)
                         return -ENOMEM;

@@ -52,6 +52,24 @@ typedef struct StateClamp {
         unsigned previous;
 } StateClamp;
 
+/* A cgroup v2 directory whose cpu.boost boostd changed (schedtune2): a
+ * unit's own cgroup given its class's boost in place (group set), or a
+ * slice above such units raised so that their boost is not capped (group
+ * ""). ino tells a cgroup re-created under the same path from the one
+ * written. */
+typedef struct StateCgroup {
+        char *path;             /* below the v2 root: "/system.slice/a.service" */
+        char group[CLASS_NAME_MAX];
+        uint64_t ino;
+        unsigned found;         /* cpu.boost before boostd's first write */
+        unsigned wrote;
+        bool has_wrote;
+} StateCgroup;
+
+/* A path that may be journaled: absolute, no "." or ".." component, no
+ * white space or control character, at most PATH_MAX. */
+bool state_cgroup_path_is_valid(const char *path);
+
 typedef struct State {
         char *dir;
 
@@ -64,6 +82,8 @@ typedef struct State {
         size_t n_placed;
         StateClamp *clamps;           /* threads hint sessions clamped */
         size_t n_clamps;
+        StateCgroup *cgroups;         /* cpu.boost files written */
+        size_t n_cgroups;
         bool dirty;                     /* changed since the last save */
         bool placed_dirty;              /* ... the placed list too */
 
@@ -116,6 +136,13 @@ void state_clamp_remove(State *j, pid_t tid);
 void state_clamps_clear(State *j);
 
 StateGroup *state_get_group(State *j, const char *name, bool create);
+
+/* The cgroups list (in "journal"); only unit-boost.c changes it, and
+ * state_clear_kernel() leaves it. */
+StateCgroup *state_cgroup_find(State *j, const char *path);
+/* A new entry for path (valid: state_cgroup_path_is_valid()), or NULL. */
+StateCgroup *state_cgroup_add(State *j, const char *path);
+void state_cgroup_remove(State *j, StateCgroup *c);
 
 int state_pid_set(StatePid **list, size_t *n, const ProcessId *id, const char *group);
 void state_pid_remove(StatePid **list, size_t *n, pid_t pid);

@@ -4,6 +4,7 @@
 
 #include "log.h"
 #include "manager.h"
+#include "unit-boost.h"
 #include "util.h"
 
 static const char *const mode_table[_MODE_MAX] = {
@@ -20,6 +21,43 @@ Mode mode_from_string(const char *s) {
                 if (streq_ptr(s, mode_table[i]))
                         return i;
         return _MODE_INVALID;
+}
+
+/* Boosts in place need the cpu controller in the unit's cgroup, and
+ * systemd owns which controllers a cgroup has: a unit gets the cpu
+ * controller when it sets a CPU property. boostd sets CPUWeight=100, the
+ * kernel's default weight, at runtime (gone at reboot, as with
+ * "systemctl set-property --runtime"), so that nothing but the files
+ * changes. Then the units waiting for it are tried again. */
+static int on_cpu_enabled(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+        if (e)
+                log_warning(&m->log, "systemd did not enable the cpu controller for a unit (%s: %s).", e->name,
+                            e->message);
+        if (m->backend) {
+                unit_boost_retry(m->backend);
+                state_commit(m->state);
+        }
+        return 0;
+}
+
+static void manager_want_cpu(Backend *b, const char *cgroup, void *userdata) {
+        Manager *m = userdata;
+        const char *unit = strrchr(cgroup, '/');
+        int r;
+
+        if (!m->bus || !unit)
+                return;         /* asked again when the bus is there */
+        r = sd_bus_call_method_async(m->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                     "org.freedesktop.systemd1.Manager", "SetUnitProperties", on_cpu_enabled,
+                                     m, "sba(sv)", unit + 1, 1, 1, "CPUWeight", "t", (uint64_t) 100);
+        if (r < 0)
+                log_warning_errno(&m->log, r, "Failed to ask systemd for the cpu controller of %s: %m", unit + 1);
+        else
+                log_info(&m->log, "Asked systemd for the cpu controller of %s (CPUWeight=100 at runtime).",
+                         unit + 1);
 }
 
 /* What the sources report (events.h). */
@@ -256,6 +294,8 @@ int manager_start(Manager *m) {
                 if (!p || backend_uclamp_set_group(m->backend, p) < 0)
                         return log_oom(&m->log);
         }
+        m->backend->want_cpu = manager_want_cpu;
+        m->backend->want_cpu_userdata = m;
         want = m->backend_override ?: m->config->backend;
         r = backend_select(m->backend, want);
         if (r < 0)
@@ -272,6 +312,11 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(&m->log, r, "Failed to start the %s backend: %m",
                                        backend_name(m->backend));
+        if (m->state->n_cgroups > 0) {
+                log_notice(&m->log, "Putting back the cpu.boost of %zu cgroups an earlier run changed.",
+                           m->state->n_cgroups);
+                unit_boost_restore(m->backend);
+        }
         /* What was found goes on disk before the first change. */
         r = state_save(m->state);
         if (r < 0)
@@ -361,6 +406,10 @@ void manager_bus_ready(Manager *m) {
         r = gamemode_watch_new(&ctx, &m->gamemode);
         if (r < 0)
                 log_warning_errno(&m->log, r, "Failed to follow GameMode, ignoring: %m");
+        /* units that waited for the bus to ask for their cpu controller */
+        for (size_t i = 0; m->backend && i < m->state->n_cgroups; i++)
+                if (m->state->cgroups[i].group[0] && !m->state->cgroups[i].has_wrote)
+                        manager_want_cpu(m->backend, m->state->cgroups[i].path, m);
 }
 
 void manager_bus_gone(Manager *m) {

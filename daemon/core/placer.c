@@ -455,10 +455,45 @@ int placer_explain(Placer *p, pid_t pid, PlacerReport *ret) {
         return 0;
 }
 
+/* A backend with boosts in place (schedtune2): the unit of the process,
+ * if the system manager's, gets the class of the first rule that names
+ * it by Unit=/Slice= alone, or its boost back if none does. A process's
+ * own class (Comm=, the foreground, a game) still comes on top through
+ * its per-task boost, but never below its unit's: a group's boost is a
+ * floor, as cpu.uclamp.min is. */
+static void placer_place_unit(Placer *p, pid_t pid, const char *cgroup) {
+        const Config *c = p->groups->config;
+        _cleanup_(freep) char *own = NULL, *unit = NULL;
+        const char *group = "root";
+        size_t l;
+        int i, r;
+
+        if (!p->backend || !p->backend->vt || !p->backend->vt->attach_unit)
+                return;
+        if (!cgroup)
+                cgroup = own = placer_cgroup_of(p, pid);
+        if (!cgroup || cgroup_path_user_manager(cgroup, NULL) > 0)
+                return;
+        l = cgroup_path_unit_prefix(cgroup);
+        if (l == 0 || !(unit = strndup(cgroup, l)))
+                return;
+        i = rules_find_unit(c, unit);
+        if (i >= 0 && c->rules[i].class_index > 0)
+                group = p->groups->groups[c->rules[i].class_index].name;
+        r = p->backend->vt->attach_unit(p->backend, group, unit);
+        if (r < 0 && r != -EOPNOTSUPP)
+                log_debug_errno(p->log, r, "No boost in place for %s: %m", unit);
+}
+
 int placer_place_auto(Placer *p, pid_t pid, const char *cgroup) {
+        int r;
+
         if (!p->auto_mode)
                 return 0;
-        return placer_place(p, pid, cgroup, true);
+        r = placer_place(p, pid, cgroup, true);
+        if (r != -ESRCH)
+                placer_place_unit(p, pid, cgroup);
+        return r;
 }
 
 void placer_restore(Placer *p) {

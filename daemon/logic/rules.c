@@ -137,6 +137,17 @@ int rules_find(const Config *c, const ProcessInfo *p) {
         return -ENOENT;
 }
 
+int rules_find_unit(const Config *c, const char *unit) {
+        for (size_t i = 0; i < c->n_rules; i++) {
+                const Rule *r = &c->rules[i];
+
+                if ((r->unit || r->slice) && !r->comm && !r->exe && !r->user && !r->user_manager &&
+                    rule_matches_units(r, unit))
+                        return (int) i;
+        }
+        return -ENOENT;
+}
+
 int rules_classify(const Config *c, const ProcessInfo *p) {
         int i = rules_find(c, p);
 

@@ -25,6 +25,12 @@ bool cgroup_path_is_in(const char *cgroup, const char *dir);
  * -ENOENT. */
 int rules_find(const Config *c, const ProcessInfo *p);
 
+/* The first rule that names units alone (Unit= or Slice=, no Comm=,
+ * Exe= or User=, the system manager's) and matches the unit whose cgroup
+ * path is unit, or -ENOENT: the class a whole unit has, for boosts in
+ * place. */
+int rules_find_unit(const Config *c, const char *unit);
+
 /* The class index the rules give a process (the default class if no rule
  * matches). */
 int rules_classify(const Config *c, const ProcessInfo *p);

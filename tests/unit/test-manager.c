@@ -221,6 +221,45 @@ static void test_place_by_rules(void **state) {
         kill_sleeper(b);
 }
 
+static char unit_calls[8][256];
+static size_t n_unit_calls;
+
+static int record_attach_unit(Backend *b, const char *group, const char *cgroup) {
+        if (n_unit_calls < 8)
+                snprintf(unit_calls[n_unit_calls++], sizeof(unit_calls[0]), "%s %s", group, cgroup);
+        return 0;
+}
+
+/* On a backend with boosts in place, each placement gives the process's
+ * unit (the system manager's) the class of the first rule naming it by
+ * Unit=/Slice= alone, whatever the process's own class. */
+static void test_place_unit_in_place(void **state) {
+        Fixture *f = *state;
+        BackendVTable vt = *f->m->backend->vt;
+        const BackendVTable *saved = f->m->backend->vt;
+        pid_t a = spawn_sleeper();
+
+        vt.attach_unit = record_attach_unit;
+        f->m->backend->vt = &vt;
+        n_unit_calls = 0;
+        write_file(f->root, "etc/boostd.conf",
+                   "[Rule:me]\nUser=%u\nUnit=none.service\nClass=interactive\n"
+                   "[Rule:svc]\nUnit=svc.service\nClass=performance\n"
+                   "[Rule:all]\nUser=%u\nClass=background\n", (unsigned) getuid(), (unsigned) getuid());
+        assert_int_equal(manager_reload(f->m, NULL), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, "/system.slice/svc.service/sub"), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, "/system.slice/other.service"), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, "/user.slice/user-1.slice/user@1.service/svc.service"), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, "/system.slice"), 0);
+        assert_int_equal(n_unit_calls, 2);
+        assert_string_equal(unit_calls[0], "performance /system.slice/svc.service");
+        assert_string_equal(unit_calls[1], "root /system.slice/other.service");
+        /* the process itself went where its own rule says */
+        assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), a);
+        f->m->backend->vt = saved;
+        kill_sleeper(a);
+}
+
 static void test_reload(void **state) {
         Fixture *f = *state;
         char msg[4096], *error = NULL;
@@ -388,6 +427,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_made_groups_are_removed, setup, teardown),
                 cmocka_unit_test(test_invalid_config_at_start),
                 cmocka_unit_test(test_log_level_per_manager),
+                cmocka_unit_test_setup_teardown(test_place_unit_in_place, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,6 +90,25 @@ static void test_slice_any_level(void **state) {
         config_free(c);
 }
 
+/* The class of a whole unit (boosts in place): the first rule naming it
+ * by Unit=/Slice= alone, the system manager's. */
+static void test_find_unit(void **state) {
+        Config *c = load("[Rule:editor]\nUnit=ed.service\nComm=vim\nClass=interactive\n"
+                         "[Rule:ed]\nUnit=ed.service\nClass=performance\n"
+                         "[Rule:builds]\nSlice=build.slice\nClass=background\n"
+                         "[Rule:mine]\nUnit=ed.service\nManager=user\nClass=interactive\n"
+                         "[Rule:users]\nUser=1000\nClass=background\n");
+
+        (void) state;
+        assert_int_equal(rules_find_unit(c, "/system.slice/ed.service"), 1);
+        assert_int_equal(rules_find_unit(c, "/build.slice/job-7.service"), 2);
+        assert_int_equal(rules_find_unit(c, "/system.slice/other.service"), -ENOENT);
+        /* a user's manager's unit of that name is not the system's */
+        assert_int_equal(rules_find_unit(c, "/user.slice/user-1000.slice/user@1000.service/app.slice/ed.service"),
+                         -ENOENT);
+        config_free(c);
+}
+
 static void test_comm_exe_user(void **state) {
         Config *c = load(rules_text);
         ProcessInfo p = { .comm = "blender", .exe = "/usr/bin/blender", .uid = 1000 };
@@ -154,6 +173,7 @@ int main(void) {
                 cmocka_unit_test(test_comm_exe_user),
                 cmocka_unit_test(test_first_match_wins),
                 cmocka_unit_test(test_default_class),
+                cmocka_unit_test(test_find_unit),
                 cmocka_unit_test(test_user_resolved_at_load),
         };
 

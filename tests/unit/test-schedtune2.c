@@ -2,11 +2,16 @@
 /* The schedtune2 backend (the 6.12 series: cgroup v2, per-task boosts):
  * probe and its reason, the root class through the sysctl, the other
  * classes as each placed process's threads' own boost (through the
- * set_boost seam), hint-session threads left alone, restore. */
+ * set_boost seam), hint-session threads left alone, restore; units'
+ * cgroups given their class's boost in place and the slices above them
+ * raised (unit-boost.c) on a fake cgroup v2 tree. */
 #include "tests.h"
+
+#include <sys/stat.h>
 
 #include "backend.h"
 #include "log.h"
+#include "unit-boost.h"
 
 typedef struct Call {
         pid_t tid;
@@ -147,11 +152,193 @@ static void test_changed_by_hand(void **state) {
         assert_string_equal(read_file(f->root, "proc/sys/kernel/sched_cfs_boost", buf, sizeof(buf)), "33");
 }
 
+/* A started schedtune2 backend over a fake v2 tree: system.slice (found
+ * at 5) with units a and b, each cpu.boost 0. */
+static void start_tree(Fixture *f) {
+        const char *const groups[] = { "root", "interactive", "performance" };
+
+        mkdirs(f->root, "proc/sys/kernel");
+        write_file(f->root, "proc/sys/kernel/sched_cfs_boost", "0\n");
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/a.service");
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/b.service");
+        write_file(f->root, "sys/fs/cgroup/system.slice/cpu.boost", "5\n");
+        write_file(f->root, "sys/fs/cgroup/system.slice/a.service/cpu.boost", "0\n");
+        write_file(f->root, "sys/fs/cgroup/system.slice/b.service/cpu.boost", "0\n");
+        assert_int_equal(backend_select(f->b, "schedtune2"), 0);
+        assert_int_equal(f->b->vt->start(f->b, groups, 3), 0);
+}
+
+static bool endswith_(const char *s, const char *suffix) {
+        size_t l = strlen(s), n = strlen(suffix);
+
+        return l >= n && streq(s + l - n, suffix);
+}
+
+static int boost_of(Fixture *f, const char *rel) {
+        char p[4096], buf[32];
+
+        snprintf(p, sizeof(p), "sys/fs/cgroup%s/cpu.boost", rel);
+        return atoi(read_file(f->root, p, buf, sizeof(buf)));
+}
+
+static void test_units_in_place(void **state) {
+        Fixture *f = *state;
+        char buf[4096];
+
+        start_tree(f);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->apply(f->b, "interactive", 10), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 50);
+        assert_int_equal(boost_of(f, "/system.slice"), 50);     /* else a's is capped at 5 */
+        assert_int_equal(boost_of(f, "/system.slice/b.service"), 0);
+        /* the class's boost changes: the unit's, and the slice's with it */
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 30), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 30);
+        assert_int_equal(boost_of(f, "/system.slice"), 30);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 2), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);      /* never below what it had */
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 30), 0);
+        /* the journal has what was found and written, and whose */
+        assert_int_equal(state_save(f->j), 0);
+        assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+        assert_non_null(strstr(buf, " 0 30 performance /system.slice/a.service\n"));
+        assert_true(endswith_(buf, " 5 30 - /system.slice"));
+        /* a second unit of a lower class: the slice keeps the highest */
+        assert_int_equal(f->b->vt->attach_unit(f->b, "interactive", "/system.slice/b.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice/b.service"), 10);
+        assert_int_equal(boost_of(f, "/system.slice"), 30);
+        /* a unit no rule names any more gets its boost back */
+        assert_int_equal(f->b->vt->attach_unit(f->b, "root", "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 10);
+        /* paths that are no cgroup path of a unit */
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/../x.service"), -EINVAL);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "system.slice/a.service"), -EINVAL);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice"), -EINVAL);
+        /* stop: everything back to what was found */
+        assert_int_equal(backend_restore(f->b), 0);
+        assert_int_equal(boost_of(f, "/system.slice/b.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);
+        assert_int_equal(f->j->n_cgroups, 0);
+}
+
+/* systemd removes a unit's cgroup when it stops and makes a new one, at
+ * cpu.boost 0, when it starts again. */
+static void test_unit_recreated(void **state) {
+        Fixture *f = *state;
+        char p[4096];
+
+        start_tree(f);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        snprintf(p, sizeof(p), "%s/sys/fs/cgroup/system.slice/a.service", f->root);
+        /* stopped: gone from the list, and the slice needs no boost */
+        assert_int_equal(unlink(strcat(strcpy((char[4096]) {}, p), "/cpu.boost")), 0);
+        assert_int_equal(rmdir(p), 0);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 40), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);
+        assert_int_equal(f->j->n_cgroups, 0);
+        /* started again: the new cgroup gets it */
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/a.service");
+        write_file(f->root, "sys/fs/cgroup/system.slice/a.service/cpu.boost", "0\n");
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 40);
+        assert_int_equal(boost_of(f, "/system.slice"), 40);
+        /* re-created between two placements: a new inode under the path,
+         * whose 0 is what was found, not a change by hand */
+        assert_int_equal(unlink(strcat(strcpy((char[4096]) {}, p), "/cpu.boost")), 0);
+        assert_int_equal(rename(p, strcat(strcpy((char[4096]) {}, p), ".old")), 0);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/a.service");
+        write_file(f->root, "sys/fs/cgroup/system.slice/a.service/cpu.boost", "0\n");
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 40);
+        assert_int_equal(state_cgroup_find(f->j, "/system.slice/a.service")->found, 0);
+}
+
+/* A cpu.boost someone else changed since boostd wrote it is theirs. */
+static void test_unit_changed_by_hand(void **state) {
+        Fixture *f = *state;
+
+        start_tree(f);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        write_file(f->root, "sys/fs/cgroup/system.slice/a.service/cpu.boost", "20\n");
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 60), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 20);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);      /* nothing of boostd's below */
+        assert_int_equal(backend_restore(f->b), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 20);
+}
+
+static char wanted[256];
+static unsigned n_wanted;
+
+static void fake_want_cpu(Backend *b, const char *cgroup, void *userdata) {
+        snprintf(wanted, sizeof(wanted), "%s", cgroup);
+        n_wanted++;
+}
+
+/* No cpu.boost (the cpu controller is off there): systemd is asked once,
+ * and the unit gets its boost when it comes. */
+static void test_unit_no_controller(void **state) {
+        Fixture *f = *state;
+
+        start_tree(f);
+        n_wanted = 0;
+        f->b->want_cpu = fake_want_cpu;
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/c.service");
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/c.service"), -EOPNOTSUPP);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/c.service"), -EOPNOTSUPP);
+        assert_int_equal(n_wanted, 1);
+        assert_string_equal(wanted, "/system.slice/c.service");
+        assert_int_equal(boost_of(f, "/system.slice"), 5);      /* not raised for nothing */
+        write_file(f->root, "sys/fs/cgroup/system.slice/c.service/cpu.boost", "0\n");
+        unit_boost_retry(f->b);
+        assert_int_equal(boost_of(f, "/system.slice/c.service"), 50);
+        assert_int_equal(boost_of(f, "/system.slice"), 50);
+        /* still without: forgotten after the retry */
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/d.service");
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/d.service"), -EOPNOTSUPP);
+        unit_boost_retry(f->b);
+        assert_null(state_cgroup_find(f->j, "/system.slice/d.service"));
+}
+
+/* After a crash the journal gives every cgroup back what was found. */
+static void test_unit_journal_restart(void **state) {
+        Fixture *f = *state;
+        char run[4096];
+        State *j2;
+        Backend *b2;
+
+        start_tree(f);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        assert_int_equal(state_save(f->j), 0);
+        snprintf(run, sizeof(run), "%s/run/boostd", f->root);
+        j2 = state_new(run);
+        assert_int_equal(state_load(j2), 1);    /* the groups' lines */
+        assert_int_equal(j2->n_cgroups, 2);
+        b2 = backend_new(f->root, "/dev/stune", "/proc", j2, true, &quiet);
+        unit_boost_restore(b2);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);
+        assert_int_equal(j2->n_cgroups, 0);
+        backend_free(b2);
+        state_free(j2);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_classes, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_changed_by_hand, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_units_in_place, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unit_recreated, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unit_changed_by_hand, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unit_no_controller, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unit_journal_restart, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
