@@ -199,6 +199,28 @@ static int schedtune2_restore(Backend *b) {
         return r;
 }
 
+/* A class went away on reload (its processes have their own boost back):
+ * its units give theirs back, and it is forgotten, so that renamed classes
+ * never fill the state. */
+static int schedtune2_release(Backend *b, const char *group) {
+        State *j = b->state;
+
+        for (size_t i = 0; i < j->n_cgroups;) {
+                _cleanup_(freep) char *path = NULL;
+
+                if (!streq(j->cgroups[i].group, group)) {
+                        i++;
+                        continue;
+                }
+                path = strdup(j->cgroups[i].path);
+                if (!path)
+                        return -ENOMEM;
+                (void) unit_boost_attach(b, "root", path);      /* drops entry i */
+        }
+        state_remove_group(j, group);
+        return 0;
+}
+
 /* A hint session's thread, left alone while claimed, gets its process's
  * class boost now. */
 static int schedtune2_thread_release(Backend *b, BackendThread *t) {
@@ -224,6 +246,7 @@ const BackendVTable backend_schedtune2 = {
         .attach = schedtune2_attach,
         .attach_unit = unit_boost_attach,
         .restore = schedtune2_restore,
+        .release = schedtune2_release,
         .thread_release = schedtune2_thread_release,
         .done = schedtune2_done,
 };

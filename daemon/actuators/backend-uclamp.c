@@ -322,6 +322,27 @@ int backend_uclamp_set_group(Backend *b, const char *group) {
         return 0;
 }
 
+/* A class went away on reload (its processes are back in root): its owned
+ * group's cpu.uclamp.min back to 0 and the group removed if boostd made
+ * it, and forgotten, so that renamed classes never fill the state. */
+static int uclamp_release(Backend *b, const char *group) {
+        const Uclamp *u = uclamp_get(b);
+        StateGroup *g = state_get_group(b->state, group, false);
+        int r;
+
+        if (!u)
+                return -ENOMEM;
+        r = uclamp_apply(b, group, 0);
+        if (r >= 0 && u->group && g && g->created) {
+                _cleanup_(freep) char *dir = class_group(u, group, NULL);
+
+                if (dir && rmdir(dir) < 0 && errno != ENOENT)
+                        log_warning_errno(b->log, -errno, "Failed to remove %s, leaving it: %m", dir);
+        }
+        state_remove_group(b->state, group);
+        return r;
+}
+
 const BackendVTable backend_uclamp = {
         .name = "uclamp",
         .probe = uclamp_probe,
@@ -329,6 +350,7 @@ const BackendVTable backend_uclamp = {
         .apply = uclamp_apply,
         .attach = uclamp_attach,
         .restore = uclamp_restore,
+        .release = uclamp_release,
         .thread_release = uclamp_thread_release,
         .done = uclamp_done,
 };

@@ -68,6 +68,18 @@ static int on_place(void *userdata, pid_t pid, const char *cgroup) {
         return placer_place_auto(&m->placer, pid, cgroup);
 }
 
+/* A unit's boost in place ends with its cgroup, and the slices above it
+ * need no more for it: now, not at the next change of a boost. */
+static void on_cgroup_gone(void *userdata, const char *cgroup) {
+        Manager *m = userdata;
+
+        if (!m->backend || !m->backend->vt || !m->backend->vt->attach_unit ||
+            !state_cgroup_find(m->state, cgroup))
+                return;
+        (void) m->backend->vt->attach_unit(m->backend, "root", cgroup);
+        state_save_later(m->state);
+}
+
 static void on_exited(void *userdata, pid_t pid) {
         Manager *m = userdata;
 
@@ -173,6 +185,7 @@ int manager_new(const ManagerOptions *o, Manager **ret, char **ret_config_error)
                 .userdata = m,
                 .place = on_place,
                 .exited = on_exited,
+                .cgroup_gone = on_cgroup_gone,
                 .lost = on_lost,
                 .focus = on_focus,
                 .seats_changed = on_seats_changed,

@@ -21,6 +21,9 @@ typedef struct EventSink {
         int (*place)(void *userdata, pid_t pid, const char *cgroup);
         /* The leader of a thread group exited: the process may live on. */
         void (*exited)(void *userdata, pid_t pid);
+        /* The cgroup directory at cgroup (a path below the v2 root) is
+         * gone: a unit stopped, or systemd is about to make it anew. */
+        void (*cgroup_gone)(void *userdata, const char *cgroup);
         /* Events were lost: every unit's processes are to be read again. */
         void (*lost)(void *userdata);
         /* An app's scope (cgroup path unit) gained the focus on seat

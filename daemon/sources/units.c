@@ -421,8 +421,11 @@ static void watch_handle(Units *w, const struct inotify_event *e) {
                 /* A removed directory's own IN_IGNORED drops its entry
                  * too; this does not depend on it, nor on which comes
                  * first. */
-                if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0)
+                if (asprintf(&sub, "%s/%s", d->path, e->name) >= 0) {
                         watch_remove_tree(w, sub);
+                        if (w->ctx.sink->cgroup_gone)
+                                w->ctx.sink->cgroup_gone(w->ctx.sink->userdata, sub);
+                }
         } else if ((e->mask & IN_MODIFY) &&
                    (streq(e->name, "cgroup.procs") || streq(e->name, "cgroup.events")))
                 watch_read_procs(w, d, false);

@@ -305,6 +305,34 @@ static void test_unit_no_controller(void **state) {
         assert_null(state_cgroup_find(f->j, "/system.slice/d.service"));
 }
 
+/* A class renamed on every reload: the old name is released (its units'
+ * boosts back) and forgotten, so the state never fills. */
+static void test_renamed_classes(void **state) {
+        Fixture *f = *state;
+        char name[32];
+
+        start_tree(f);
+        for (int i = 1; i <= 3 * GROUPS_MAX; i++) {
+                const char *groups[] = { "root", "interactive", "performance", name };
+
+                snprintf(name, sizeof(name), "renamed%d", i);
+                assert_int_equal(f->b->vt->start(f->b, groups, 4), 0);
+                assert_int_equal(f->b->vt->apply(f->b, name, 40), 0);
+                assert_int_equal(f->b->vt->attach_unit(f->b, name, "/system.slice/a.service"), 0);
+                assert_int_equal(boost_of(f, "/system.slice/a.service"), 40);
+                if (i > 1) {
+                        snprintf(name, sizeof(name), "renamed%d", i - 1);
+                        assert_int_equal(backend_release(f->b, name), 0);
+                        assert_null(state_get_group(f->j, name, false));
+                }
+        }
+        snprintf(name, sizeof(name), "renamed%d", 3 * GROUPS_MAX);
+        assert_int_equal(backend_release(f->b, name), 0);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);
+        assert_int_equal(f->j->n_groups, 3);
+}
+
 /* After a crash the journal gives every cgroup back what was found. */
 static void test_unit_journal_restart(void **state) {
         Fixture *f = *state;
@@ -339,6 +367,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_unit_changed_by_hand, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unit_no_controller, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unit_journal_restart, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_renamed_classes, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,39 @@ static void test_probe_and_clamp(void **state) {
         tmpdir_free(root);
 }
 
+/* A class renamed on every reload: each old name is released and
+ * forgotten, so the state never fills (it has room for GROUPS_MAX). */
+static void test_renamed_classes(void **state) {
+        char *root = tmpdir_new(), run[4096], name[32];
+        State *j;
+        Backend *b;
+
+        (void) state;
+        snprintf(run, sizeof(run), "%s/run/boostd", root);
+        j = state_new(run);
+        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
+        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
+        mkdirs(root, "proc/sys/kernel");
+        write_file(root, "proc/sys/kernel/sched_util_clamp_min", "1024\n");
+        assert_int_equal(backend_select(b, "uclamp"), 0);
+        for (int i = 1; i <= 3 * GROUPS_MAX; i++) {
+                const char *groups[] = { "root", "interactive", name };
+
+                snprintf(name, sizeof(name), "renamed%d", i);
+                assert_int_equal(b->vt->start(b, groups, 3), 0);
+                assert_int_equal(b->vt->apply(b, name, 5), 0);
+                if (i > 1) {
+                        snprintf(name, sizeof(name), "renamed%d", i - 1);
+                        assert_int_equal(backend_release(b, name), 0);
+                        assert_null(state_get_group(j, name, false));
+                }
+        }
+        assert_int_equal(j->n_groups, 3);
+        backend_free(b);
+        state_free(j);
+        tmpdir_free(root);
+}
+
 /* A hint session's thread keeps its own uclamp.min while its group's
  * boost changes, and gets the group's when the session lets it go. */
 static void test_session_thread_left_alone(void **state) {
@@ -288,6 +321,7 @@ int main(void) {
                 cmocka_unit_test(test_mapping),
                 cmocka_unit_test(test_probe_and_clamp),
                 cmocka_unit_test(test_session_thread_left_alone),
+                cmocka_unit_test(test_renamed_classes),
                 cmocka_unit_test(test_percent_text),
                 cmocka_unit_test(test_cgroup_and_task_agree),
                 cmocka_unit_test_setup_teardown(test_cgroup_v2, v2_setup, v2_teardown),

@@ -200,6 +200,49 @@ static void test_units_appearing(void **state) {
         assert_false(in_group(f, "performance", a));
 }
 
+static char gone_calls[4][256];
+static size_t n_gone_calls;
+
+static int record_attach_unit(Backend *b, const char *group, const char *cgroup) {
+        if (n_gone_calls < 4)
+                snprintf(gone_calls[n_gone_calls++], sizeof(gone_calls[0]), "%s %s", group, cgroup);
+        if (streq(group, "root"))
+                state_cgroup_remove(b->state, state_cgroup_find(b->state, cgroup));
+        return 0;
+}
+
+/* A unit whose cgroup boostd boosts in place stops: its cgroup's removal
+ * ends the boost (and lowers the slices above it) at once. A cgroup
+ * boostd knows nothing of is no business of the backend's. */
+static void test_boosted_cgroup_gone(void **state) {
+        Fixture *f = *state;
+        BackendVTable vt;
+        const BackendVTable *saved;
+        StateCgroup *c;
+
+        start(f, false);
+        vt = *f->m->backend->vt;
+        saved = f->m->backend->vt;
+        vt.attach_unit = record_attach_unit;
+        f->m->backend->vt = &vt;
+        n_gone_calls = 0;
+        mkdirs(f->root, BAR);
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/other.service");
+        run_for(f, 200);
+        c = state_cgroup_add(f->m->state, "/system.slice/bar.service");
+        assert_non_null(c);
+        strcpy(c->group, "performance");
+        n_gone_calls = 0;
+        rm_rf(f, "sys/fs/cgroup/system.slice/other.service");
+        rm_rf(f, BAR);
+        for (int i = 0; i < 50 && n_gone_calls == 0; i++)
+                run_for(f, 100);
+        assert_int_equal(n_gone_calls, 1);
+        assert_string_equal(gone_calls[0], "root /system.slice/bar.service");
+        assert_null(state_cgroup_find(f->m->state, "/system.slice/bar.service"));
+        f->m->backend->vt = saved;
+}
+
 /* Units with no process are common: user@UID.service keeps its own in
  * init.scope below it, and a unit's cgroup.procs is empty for a moment
  * when systemd has made the directory but not yet moved the process in. */
@@ -1105,6 +1148,7 @@ static void test_flood_yields(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_boosted_cgroup_gone, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_units_existing_at_start, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_units_appearing, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_empty_units, setup, teardown),

@@ -7,7 +7,10 @@
  * task itself while it is RUNNABLE, the frequency reflects the boost of
  * its group; sampled from elsewhere it would see an idle CPU. With
  * LATEST_FILE, each sample's KHZ also replaces that file's content, for a
- * sampler that draws all CPUs at once.
+ * sampler that draws all CPUs at once. DUTY_TAG_FILE adds a third column:
+ * the number in that file after each sample (a group's schedtune.boost),
+ * or with DUTY_TAG_FILE=self the task's own boost from sched_getattr()
+ * (the 6.12 series' per-task boost).
  *
  * Usage: duty CPU BUSY_MS PERIOD_MS DURATION_MS [LATEST_FILE]
  */
@@ -16,7 +19,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,10 +73,29 @@ static long read_khz(int cpu)
 	return khz;
 }
 
+/* struct sched_attr with the 6.12 series' VER2 fields */
+struct attr_v2 {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+	uint32_t util_min, util_max, util_boost, reserved;
+};
+
 static long read_tag(const char *path)
 {
+	struct attr_v2 a;
 	long v = -1;
-	FILE *f = fopen(path, "re");
+	FILE *f;
+
+	if (strcmp(path, "self") == 0) {
+		memset(&a, 0, sizeof(a));
+		if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) < 0 || a.size < sizeof(a))
+			return -1;
+		return a.util_boost;
+	}
+	f = fopen(path, "re");
 
 	if (!f)
 		return -1;

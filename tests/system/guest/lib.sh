@@ -53,9 +53,36 @@ property() {
 	busctl get-property "${BUS[@]}" "$1" | sed 's/^[a-z]* //; s/"//g'
 }
 
-# in_group PID GROUP
+# The backend boostd runs on this kernel: schedtune (the 6.1 series: v1
+# groups under $stune) or schedtune2 (the 6.12 series: cgroup v2 only,
+# per-task boosts and units' boosts in place).
+if grep -qw '^schedtune' /proc/cgroups 2>/dev/null; then
+	BACKEND=schedtune
+else
+	BACKEND=schedtune2
+fi
+
+# The class boostd says decides for the process (GetProcess's second
+# string: the first, the group it is in, is "" where no process moves).
+class_of() {
+	busctl call "${BUS[@]}" GetProcess u "$1" 2>/dev/null | awk '{ gsub(/"/, "", $3); print $3 }'
+}
+
+# in_group PID GROUP: on schedtune the PID is in the group's cgroup.procs;
+# on schedtune2 boostd has it in GROUP and every thread of it has that
+# group's boost as its own in the kernel (0 for root).
 in_group() {
-	grep -qx "$1" "$stune/$2/cgroup.procs"
+	local want t b
+	if [ "$BACKEND" = schedtune ]; then
+		grep -qx "$1" "$stune/$2/cgroup.procs"
+		return
+	fi
+	[ "$(class_of "$1")" = "$2" ] || return 1
+	if [ "$2" = root ]; then want=0; else want=$(effective "$2"); fi
+	for t in /proc/"$1"/task/*; do
+		b=$($lib/task-boost "${t##*/}" 2>/dev/null) || continue  # exited meanwhile
+		[ "$b" = "$want" ] || return 1
+	done
 }
 
 # all_in_group CGROUP_DIR GROUP: every PID of a unit's cgroup (and its
@@ -69,9 +96,31 @@ all_in_group() {
 	done
 }
 
-# The groups boostd made (children of the schedtune mount).
+# kernel_boost GROUP PID: the boost the kernel has for GROUP: its
+# schedtune.boost on schedtune; on schedtune2, where a class is no cgroup,
+# the own boost of PID's main thread (a process boostd placed in GROUP).
+kernel_boost() {
+	if [ "$BACKEND" = schedtune ]; then
+		cat "$stune/$1/schedtune.boost"
+	else
+		$lib/task-boost "$2"
+	fi
+}
+
+# The tag of the duty program's samples: the kernel's boost of GROUP
+# (DUTY_TAG_FILE, see duty.c), for a duty task placed in it.
+duty_tag() {
+	if [ "$BACKEND" = schedtune ]; then echo "$stune/$1/schedtune.boost"; else echo self; fi
+}
+
+# The groups boostd made (children of the schedtune mount); on schedtune2
+# the classes boostctl status lists.
 boost_groups() {
-	find "$stune" -mindepth 1 -maxdepth 1 -type d -printf '%f\n'
+	if [ "$BACKEND" = schedtune ]; then
+		find "$stune" -mindepth 1 -maxdepth 1 -type d -printf '%f\n'
+	else
+		boostctl status | awk '$2 == "base" && $1 != "root" { print $1 }'
+	fi
 }
 
 boostd_main_pid() {

@@ -3,14 +3,18 @@
 # children included, in that group (the time it took is reported): a system service
 # started with systemd-run, a service that existed before boostd started,
 # and an app scope of alice's (lingering) user manager. A unit no rule
-# names stays in root.
+# names stays in root. On schedtune2 (the 6.12 series) a system unit's own
+# cgroup gets the class's boost in place (cpu.boost), system.slice enough
+# for it, a restarted unit's new cgroup gets it again, and stopping boostd
+# gives both back.
 . /usr/lib/boostd-systest/lib.sh
 need_boostd
 
 sys=/sys/fs/cgroup/system.slice
 cleanup() {
 	systemctl stop systest-perf-a.service systest-perf-early.service \
-		systest-other.service 2>/dev/null
+		systest-other.service systest-perf-r.service 2>/dev/null
+	rm -f /run/systemd/system/systest-perf-r.service
 	runuser -u alice -- env XDG_RUNTIME_DIR=/run/user/1000 \
 		systemctl --user stop app-systest-perf-game.scope 2>/dev/null
 }
@@ -64,3 +68,49 @@ placed "$t0" "$scope" "alice's app-systest-perf-game.scope"
 runuser -u alice -- env XDG_RUNTIME_DIR=/run/user/1000 \
 	systemctl --user is-active --quiet app-systest-perf-game.scope ||
 	fail "systemctl --user does not show app-systest-perf-game.scope active"
+
+[ "$BACKEND" = schedtune2 ] || exit 0
+
+# cpu_boost_is CGROUP_DIR VALUE
+cpu_boost_is() {
+	[ "$(cat "$1/cpu.boost" 2>/dev/null)" = "$2" ]
+}
+# what system.slice had before boostd raised it (the journal's line)
+slice_found=$(awk '$NF == "/system.slice" { print $3 }' /run/boostd/journal 2>/dev/null)
+wait_for $DEADLINE_MS cpu_boost_is "$sys/systest-perf-a.service" 50 ||
+	fail "systest-perf-a.service's cpu.boost is $(cat "$sys/systest-perf-a.service/cpu.boost" 2>&1), want 50 (in place)"
+[ "$(cat "$sys/cpu.boost")" -ge 50 ] || fail "system.slice's cpu.boost is $(cat "$sys/cpu.boost"), below its unit's 50"
+[ -n "$slice_found" ] || fail "the journal has no line for system.slice: $(cat /run/boostd/journal)"
+[ ! -e "$sys/systest-other.service/cpu.boost" ] || cpu_boost_is "$sys/systest-other.service" 0 ||
+	fail "systest-other.service's cpu.boost is $(cat "$sys/systest-other.service/cpu.boost" 2>&1), want 0"
+say "in place: systest-perf-a.service cpu.boost 50, system.slice $(cat "$sys/cpu.boost") (found $slice_found)," \
+	"CPUWeight $(systemctl show -p CPUWeight --value systest-perf-a.service)"
+
+# A unit whose cgroup systemd re-creates (restart): the new one gets it.
+cat > /run/systemd/system/systest-perf-r.service << 'EOF'
+[Service]
+ExecStart=/bin/sleep 600
+EOF
+systemctl daemon-reload
+systemctl start systest-perf-r.service || fail "systemctl start systest-perf-r.service failed"
+wait_for $DEADLINE_MS cpu_boost_is "$sys/systest-perf-r.service" 50 ||
+	fail "systest-perf-r.service's cpu.boost is $(cat "$sys/systest-perf-r.service/cpu.boost" 2>&1), want 50"
+ino=$(stat -c %i "$sys/systest-perf-r.service")
+systemctl restart systest-perf-r.service || fail "systemctl restart systest-perf-r.service failed"
+t0=$(now_ms)
+wait_for $DEADLINE_MS bash -c "[ \$(stat -c %i $sys/systest-perf-r.service) != $ino ] &&
+	[ \"\$(cat $sys/systest-perf-r.service/cpu.boost)\" = 50 ]" ||
+	fail "the restarted systest-perf-r.service has cpu.boost $(cat "$sys/systest-perf-r.service/cpu.boost" 2>&1) (inode $(stat -c %i "$sys/systest-perf-r.service"), was $ino)"
+say "restarted unit: a new cgroup (inode $ino -> $(stat -c %i "$sys/systest-perf-r.service")) at cpu.boost 50 after $(( $(now_ms) - t0 )) ms"
+grep -q " performance /system.slice/systest-perf-r.service$" /run/boostd/journal ||
+	fail "the journal has no line for systest-perf-r.service: $(cat /run/boostd/journal)"
+
+# Stop: both units and the slice get back what boostd found.
+systemctl stop boostd || fail "systemctl stop boostd failed"
+cpu_boost_is "$sys/systest-perf-a.service" 0 ||
+	fail "after stop systest-perf-a.service's cpu.boost is $(cat "$sys/systest-perf-a.service/cpu.boost")"
+cpu_boost_is "$sys/systest-perf-r.service" 0 ||
+	fail "after stop systest-perf-r.service's cpu.boost is $(cat "$sys/systest-perf-r.service/cpu.boost")"
+cpu_boost_is "$sys" "$slice_found" || fail "after stop system.slice's cpu.boost is $(cat "$sys/cpu.boost"), found $slice_found"
+say "stop: the units at 0, system.slice back at $slice_found"
+systemctl start boostd || fail "systemctl start boostd failed"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A uinput keyboard made by a test program types: interactive's effective
-# boost and its schedtune.boost rise to the [Input] boost and fall back
+# boost and the kernel's (its schedtune.boost, or on schedtune2 the own
+# boost of the interactive task) rise to the [Input] boost and fall back
 # after the last key (how long after is reported), and the CPU running an
 # interactive task follows it (that task samples its own CPU's frequency
 # while it runs).
@@ -14,13 +15,18 @@ b0=$(effective interactive)
 boost=60
 
 # 20 % busy on CPU 3, in interactive.
-# Each sample also has the group's schedtune.boost read right after it.
-DUTY_TAG_FILE=$stune/interactive/schedtune.boost $lib/duty 3 8 40 15000 > /run/duty.log &
+# Each sample also has the kernel's boost for it read right after it.
+DUTY_TAG_FILE=$(duty_tag interactive) $lib/duty 3 8 40 15000 > /run/duty.log &
 duty=$!
 pids+=("$duty")
 boostctl classify "$duty" interactive || fail "boostctl classify $duty interactive failed"
 sleep 3
 t_before=$(now_ms)
+# what the kernel has for the CPU (6.12: its boost and each queued task's)
+if [ -r /sys/kernel/debug/sched/schedtune ]; then
+	say "before typing: $(grep -E '^cpu3|^ ' /sys/kernel/debug/sched/schedtune | tr '\n' ' ' | head -c 400)"
+	say "duty $duty: cgroup $(cut -d: -f3 /proc/$duty/cgroup), own boost $($lib/task-boost $duty), sysctl $(cat /proc/sys/kernel/sched_cfs_boost)"
+fi
 
 $lib/uinput-keys 1500 20 100 3000 > /run/keys.log &
 pids+=("$!")
@@ -30,10 +36,10 @@ t_typing=$(now_ms)
 # and go between two separate reads.
 boosted_to() {
 	effective_is interactive "$1" &&
-		[ "$(cat $stune/interactive/schedtune.boost)" = "$1" ]
+		[ "$(kernel_boost interactive "$duty")" = "$1" ]
 }
 wait_for $DEADLINE_MS boosted_to $boost ||
-	fail "interactive is at $(effective interactive) (schedtune.boost $(cat $stune/interactive/schedtune.boost)), not $boost, $((DEADLINE_MS / 1000)) s after the first key"
+	fail "interactive is at $(effective interactive) (in the kernel $(kernel_boost interactive "$duty")), not $boost, $((DEADLINE_MS / 1000)) s after the first key"
 t_up=$(now_ms)
 say "interactive effective $b0 -> $boost $(( t_up - t_typing )) ms after the first key"
 wait_for $DEADLINE_MS grep -q done /run/keys.log || fail "uinput-keys never finished typing"

@@ -5,7 +5,8 @@
 # from one client (the daemon stays responsive, its memory bounded), a
 # class renamed 20 times (each reload removes the old name's group, so the
 # kernel's 16-group limit is never reached), and systemctl stop (no PID
-# left in a boost group, and the groups boostd made removed).
+# left in a boost group, and the groups boostd made removed; on schedtune2,
+# where classes are no cgroups, the placed processes' own boosts at 0).
 . /usr/lib/boostd-systest/lib.sh
 need_boostd
 
@@ -17,6 +18,10 @@ sleep 600 &
 p=$!
 pids+=("$p")
 boostctl classify "$p" background || fail "boostctl classify $p background failed"
+sleep 600 &
+q=$!
+pids+=("$q")
+boostctl classify "$q" performance || fail "boostctl classify $q performance failed"
 
 # kill -9
 old=$(boostd_main_pid)
@@ -28,9 +33,10 @@ wait_for $DEADLINE_MS bash -c "[ \"\$(systemctl show -p NRestarts --value boostd
 new=$(boostd_main_pid)
 [ "$new" != "$old" ] || fail "boostd still has PID $old"
 [ "$(base background)" = 20 ] || fail "after the restart background's base is $(base background), not 20"
-[ "$(cat $stune/background/schedtune.boost)" = 20 ] || fail "background schedtune.boost not 20 after the restart"
+[ "$(kernel_boost background "$p")" = 20 ] ||
+	fail "background is at $(kernel_boost background "$p") in the kernel after the restart, not 20"
 in_group "$p" background || fail "PID $p left background across the restart"
-[ "$(cat $stune/performance/schedtune.boost)" = 50 ] || fail "performance not 50 after the restart"
+[ "$(kernel_boost performance "$q")" = 50 ] || fail "performance not 50 after the restart"
 say "kill -9 $old: restarted as $new with background 20 and PID $p in place"
 
 # An invalid config on reload.
@@ -72,16 +78,34 @@ for i in $(seq 1 20); do
 	printf '[Class:renamed%d]\nBoost=5\n' "$i" > /etc/boostd.conf.d/91-renamed.conf
 	boostctl reload 2> /run/err.txt || fail "reload $i of a renamed class failed: $(cat /run/err.txt)"
 done
-[ -d "$stune/renamed20" ] || fail "group renamed20 was not made"
-[ ! -d "$stune/renamed19" ] || fail "group renamed19 was left after its class went"
+has_group() {
+	boost_groups | grep -qx "$1"
+}
+has_group renamed20 || fail "group renamed20 was not made"
+! has_group renamed19 || fail "group renamed19 was left after its class went"
+if [ "$BACKEND" = schedtune ]; then
+	[ -d "$stune/renamed20" ] || fail "no $stune/renamed20"
+	[ ! -d "$stune/renamed19" ] || fail "$stune/renamed19 was left after its class went"
+fi
 rm -f /etc/boostd.conf.d/91-renamed.conf
 boostctl reload || fail "reload without the renamed class failed"
-[ ! -d "$stune/renamed20" ] || fail "group renamed20 was left after its class went"
+! has_group renamed20 || fail "group renamed20 was left after its class went"
+[ ! -d "$stune/renamed20" ] || fail "$stune/renamed20 was left after its class went"
 say "a class renamed 20 times: every reload passed, groups now: $(boost_groups | tr '\n' ' ')"
 
 # systemctl stop: no PID in a group; the groups boostd made are removed
 # (what is left, at boost 0).
+groups=$(boost_groups)
 systemctl stop boostd || fail "systemctl stop boostd failed"
+if [ "$BACKEND" = schedtune2 ]; then
+	for x in "$p" "$q"; do
+		[ "$($lib/task-boost "$x")" = 0 ] || fail "PID $x kept its own boost $($lib/task-boost "$x") after stop"
+	done
+	say "stopped: the placed processes' own boosts at 0 (classes: $(echo $groups))"
+	systemctl start boostd || fail "systemctl start boostd failed"
+	boostctl set background 0 || fail "boostctl set background 0 failed"
+	exit 0
+fi
 for g in $(boost_groups); do
 	v=$(cat "$stune/$g/schedtune.boost")
 	[ "$v" = 0 ] || fail "group $g left at boost $v after stop"

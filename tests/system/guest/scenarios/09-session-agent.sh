@@ -66,7 +66,10 @@ say "game exited: $(boostctl status | grep "uid $uid")"
 start_game "the second game"
 wait_for $((4 * DEADLINE_MS)) in_group "$game" performance || fail "the second game $game is not in performance"
 as_alice systemctl --user stop boostd-session.service || fail "cannot stop boostd-session"
-wait_for "$DEADLINE_MS" sh -c "! grep -qx $game $stune/performance/cgroup.procs" ||
+not_in_performance() {
+	! in_group "$game" performance
+}
+wait_for "$DEADLINE_MS" not_in_performance ||
 	fail "the game $game stayed in performance after the agent stopped: $(boostctl why "$game")"
 ! boostctl status | grep -q "uid $uid " || fail "boostd still lists alice's agent"
 say "agent stopped: game $game back ($(boostctl why "$game"))"
