@@ -791,6 +791,220 @@ static long get_task_boost(pid_t pid)
 	return a.util_boost;
 }
 
+#define FLAG_UTIL_CLAMP_MIN	0x20
+
+/* sched_setattr() of uclamp.min @v for the caller; 0 or -errno. */
+static int set_uclamp_min(unsigned int v)
+{
+	struct stune_attr a = {
+		.size = 56,
+		.flags = FLAG_KEEP_ALL | FLAG_UTIL_CLAMP_MIN,
+		.util_min = v,
+	};
+
+	return syscall(SYS_sched_setattr, 0, &a, 0) ? -errno : 0;
+}
+
+/* schedutil's rate limit of @cpu's policy in us, set to @us; old or -1. */
+static long set_rate_limit(int cpu, long us)
+{
+	char path[128];
+	long old;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpufreq/policy%d/schedutil/rate_limit_us",
+		 cpu);
+	if (access(path, F_OK))
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpufreq/schedutil/rate_limit_us");
+	old = read_long(path);
+	if (old < 0 || write_long(path, us))
+		return -1;
+	return old;
+}
+
+#define WR_PERIODS	60
+#define WR_PERIOD_US	20000
+#define TRACE		"/sys/kernel/debug/tracing"
+
+static void spin_s(double s)
+{
+	double end = now_s() + s;
+
+	while (now_s() < end)
+		;
+}
+
+static void sleep_until_s(double t)
+{
+	double d = t - now_s();
+
+	if (d > 0)
+		sleep_s(d);
+}
+
+static int trace_events(int on)
+{
+	const char *v = on ? "1" : "0";
+
+	return write_str(TRACE "/events/power/cpu_frequency/enable", v) ||
+	       write_str(TRACE "/events/sched/sched_waking/enable", v) ||
+	       write_str(TRACE "/events/sched/sched_switch/enable", v);
+}
+
+/* The timestamp of a trace line ("...  12.345678: event: ..."). */
+static double trace_ts(const char *line, const char *event)
+{
+	const char *p = strstr(line, event);
+
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && p[-1] != ' ')
+		p--;
+	return atof(p);
+}
+
+struct wr_result {
+	int lowered;	/* frequency lowered, then B woke inside the limit */
+	int raised;	/* ... and fmax came before B ran */
+	int wakeups;
+};
+
+/*
+ * Judges from the kernel's own events, as they happened on CPU 1: each
+ * time the frequency was lowered and B woke less than @limit_s later
+ * (inside the rate limit), whether the next frequency request was fmax
+ * and came before B was switched in, i.e. at B's enqueue and not a rate
+ * limit later.
+ */
+static void wr_judge(pid_t b, double limit_s, struct wr_result *r)
+{
+	char line[512], key[32], next[32];
+	double lowered_at = -1, ts;
+	int waiting = 0;
+	long state;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(key, sizeof(key), " pid=%d ", (int)b);
+	snprintf(next, sizeof(next), " next_pid=%d ", (int)b);
+	f = fopen(TRACE "/trace", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *ev = strstr(line, "cpu_frequency: state=");
+
+		if (ev && strstr(ev, "cpu_id=1")) {
+			state = atol(ev + strlen("cpu_frequency: state="));
+			ts = trace_ts(line, "cpu_frequency:");
+			if (waiting) {
+				r->raised += state >= FMAX_KHZ;
+				waiting = 0;
+			}
+			lowered_at = state < FMAX_KHZ ? ts : -1;
+			continue;
+		}
+		if (strstr(line, "sched_waking:") && strstr(line, key)) {
+			r->wakeups++;
+			ts = trace_ts(line, "sched_waking:");
+			if (lowered_at >= 0 && ts - lowered_at < limit_s) {
+				r->lowered++;
+				waiting = 1;
+			}
+			lowered_at = -1;
+			continue;
+		}
+		/* B runs: a request after this came too late */
+		if (waiting && strstr(line, "sched_switch:") && strstr(line, next))
+			waiting = 0;
+	}
+	fclose(f);
+}
+
+/*
+ * On CPU 1, with schedutil's rate limit at @rate_us: an unboosted task U
+ * wakes at the start of each 20 ms period and runs @u_us, which lowers the
+ * frequency; a task B, boosted 100 (its own boost) or with uclamp.min 1024
+ * (@uclamp), wakes @b_us after U, inside the rate limit, and runs 1 ms.
+ * From the trace: of the wakeups of B that came less than the rate limit
+ * after a lowered frequency, at least 90 % must have fmax requested
+ * before B runs: a raised floor skips the rate limit at the enqueue. The
+ * test driver runs exactly what schedutil asks, and a lowering at U's
+ * wakeup is what its rate limit would hold against B.
+ */
+static int wakeup_response(long rate_us, long u_us, long b_us, int uclamp)
+{
+	struct wr_result r;
+	int k, status;
+	double t0;
+	long old;
+	pid_t u, b;
+
+	old = set_rate_limit(1, rate_us);
+	if (old < 0)
+		return fail("cannot set schedutil's rate limit of cpu1");
+	if (write_str(TRACE "/trace", "") || trace_events(1))
+		return fail("cannot enable the trace events");
+	t0 = now_s() + 0.3;
+	u = fork();
+	if (u == 0) {
+		if (pin(1))
+			_exit(3);
+		for (k = 0; k < WR_PERIODS; k++) {
+			sleep_until_s(t0 + k * WR_PERIOD_US / 1e6);
+			spin_s(u_us / 1e6);
+		}
+		_exit(0);
+	}
+	b = fork();
+	if (b == 0) {
+		if (pin(1) || (uclamp ? set_uclamp_min(1024) :
+				set_task_boost(0, 100, sizeof(struct stune_attr), 0, 0)))
+			_exit(3);
+		for (k = 0; k < WR_PERIODS; k++) {
+			sleep_until_s(t0 + (k * WR_PERIOD_US + b_us) / 1e6);
+			spin_s(0.001);
+		}
+		_exit(0);
+	}
+	waitpid(u, &status, 0);
+	waitpid(b, &status, 0);
+	trace_events(0);
+	set_rate_limit(1, old);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return fail("B could not set its %s", uclamp ? "uclamp.min" : "boost");
+	/* 200 us of margin: a trace timestamp is not the rate limit's clock */
+	wr_judge(b, (rate_us - 200) / 1e6, &r);
+	info("rate limit %ld us, B %s %ld us after U: %d wakeups of B, %d inside the rate limit after a lowered frequency, fmax requested before B ran at %d",
+	     rate_us, uclamp ? "uclamp.min 1024" : "boost 100", b_us, r.wakeups,
+	     r.lowered, r.raised);
+	if (r.wakeups < WR_PERIODS * 9 / 10)
+		return fail("only %d wakeups of B in the trace", r.wakeups);
+	if (r.lowered < WR_PERIODS / 4)
+		return fail("only %d wakeups of B inside the rate limit after a lowered frequency",
+			    r.lowered);
+	if (r.raised < r.lowered * 9 / 10)
+		return fail("fmax was requested before B ran at %d of %d wakeups inside the rate limit",
+			    r.raised, r.lowered);
+	return 0;
+}
+
+/* B 1 ms after U, who runs 0.3 ms: B does not queue behind U. */
+static int test_wakeup_response_2ms(void)
+{
+	return wakeup_response(2000, 300, 1000, 0);
+}
+
+static int test_wakeup_response_10ms(void)
+{
+	return wakeup_response(10000, 1000, 8000, 0);
+}
+
+static int test_wakeup_response_uclamp(void)
+{
+	return wakeup_response(2000, 300, 1000, 1);
+}
+
 /*
  * A child that asks for @boost for itself (with @flags), then forks a
  * spinner on @cpu, which dies with it; returns the child.
@@ -906,6 +1120,9 @@ static const struct {
 	{ "churn_exact", test_churn_exact },
 	{ "freq_boost", test_freq_boost },
 	{ "task_boost", test_task_boost },
+	{ "wakeup_response_2ms", test_wakeup_response_2ms },
+	{ "wakeup_response_10ms", test_wakeup_response_10ms },
+	{ "wakeup_response_uclamp", test_wakeup_response_uclamp },
 };
 
 int main(int argc, char **argv)
