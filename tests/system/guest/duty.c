@@ -6,8 +6,9 @@
  * that a script can line the samples up with what it did). Sampled by the
  * task itself while it is RUNNABLE, the frequency reflects the boost of
  * its group; sampled from elsewhere it would see an idle CPU. With
- * LATEST_FILE, each sample's KHZ also replaces that file's content, for a
- * sampler that draws all CPUs at once. DUTY_TAG_FILE adds a third column:
+ * LATEST_FILE, each sample ("EPOCH_MS KHZ") also replaces that file's
+ * content (by rename), for a sampler or a check that reads it without
+ * forking. DUTY_TAG_FILE adds a third column:
  * the number in that file after each sample (a group's schedtune.boost),
  * or with DUTY_TAG_FILE=self the task's own boost from sched_getattr()
  * (the 6.12 series' per-task boost).
@@ -41,16 +42,16 @@ static long long epoch_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static void write_latest(const char *path, long khz)
+static void write_latest(const char *path, long long ms, long khz)
 {
-	char tmp[256], buf[32];
+	char tmp[256], buf[64];
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "we");
 	if (!f)
 		return;
-	snprintf(buf, sizeof(buf), "%ld\n", khz);
+	snprintf(buf, sizeof(buf), "%lld %ld\n", ms, khz);
 	fputs(buf, f);
 	if (fclose(f) == 0)
 		rename(tmp, path);
@@ -144,13 +145,14 @@ int main(int argc, char **argv)
 		while (now_ms() - t < busy)
 			;
 		long khz = read_khz(cpu);
+		long long ms = epoch_ms();
 
 		if (tag)
-			printf("%lld %ld %ld\n", epoch_ms(), khz, read_tag(tag));
+			printf("%lld %ld %ld\n", ms, khz, read_tag(tag));
 		else
-			printf("%lld %ld\n", epoch_ms(), khz);
+			printf("%lld %ld\n", ms, khz);
 		if (latest)
-			write_latest(latest, khz);
+			write_latest(latest, ms, khz);
 		wake = period_start + period;
 		t = now_ms();
 		if (wake > t) {

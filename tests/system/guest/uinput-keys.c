@@ -6,12 +6,13 @@
  *
  * Usage: uinput-keys SETTLE_MS COUNT INTERVAL_MS [LINGER_MS]
  *   waits SETTLE_MS after creating the device (udev tags it, boostd opens
- *   it), presses and releases KEY_A COUNT times every INTERVAL_MS, then
+ *   it), or until SIGUSR1 (a caller that saw boostd open it), presses and releases KEY_A COUNT times every INTERVAL_MS, then
  *   keeps the device LINGER_MS before removing it. Prints "typing" when
  *   the first key goes out and "done" after the last one.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/uinput.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +21,20 @@
 #include <time.h>
 #include <unistd.h>
 
+static volatile sig_atomic_t go_now;
+
+static void go(int sig)
+{
+	(void)sig;
+	go_now = 1;
+}
+
+/* Sleeps ms, or until SIGUSR1 comes. */
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !go_now)
 		;
 }
 
@@ -50,6 +60,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	settle = atol(argv[1]);
+	{
+		struct sigaction sa = { .sa_handler = go };
+
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	count = atol(argv[2]);
 	interval = atol(argv[3]);
 	if (argc == 5)
@@ -81,6 +96,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sleep_ms(settle);
+	go_now = 0;
 	printf("typing\n");
 	fflush(stdout);
 	for (long i = 0; i < count; i++) {
