@@ -215,7 +215,10 @@ static int schedtune2_release(Backend *b, const char *group) {
                 path = strdup(j->cgroups[i].path);
                 if (!path)
                         return -ENOMEM;
-                (void) unit_boost_attach(b, "root", path);      /* drops entry i */
+                /* drops the entry, and may drop slices before it: again
+                 * from the start */
+                (void) unit_boost_attach(b, "root", path);
+                i = 0;
         }
         state_remove_group(j, group);
         return 0;

@@ -322,6 +322,7 @@ static int state_parse_line(State *j, const char *line, bool *kernel) {
                         e->found = MIN(a, BOOST_MAX);
                         e->has_wrote = d >= 0;
                         e->wrote = d >= 0 ? MIN((unsigned) d, BOOST_MAX) : 0;
+                        e->foreign = d == -2;
                         strcpy(e->group, streq(name, "-") ? "" : name);
                 }
         } else if (sscanf(line, "clamp %lld %llu %u", &pid, &start, &a) == 3 && pid_ok(pid)) {
@@ -449,7 +450,8 @@ static int state_write_files(State *j) {
                         j->clamps[i].previous);
         for (size_t i = 0; i < j->n_cgroups; i++)
                 fprintf(f, "cgroup %" PRIu64 " %u %d %s %s\n", j->cgroups[i].ino, j->cgroups[i].found,
-                        j->cgroups[i].has_wrote ? (int) j->cgroups[i].wrote : -1,
+                        j->cgroups[i].has_wrote ? (int) j->cgroups[i].wrote :
+                        j->cgroups[i].foreign ? -2 : -1,
                         j->cgroups[i].group[0] ? j->cgroups[i].group : "-", j->cgroups[i].path);
         if (fclose(f) != 0)
                 return -ENOMEM;

@@ -64,6 +64,9 @@ typedef struct StateCgroup {
         unsigned found;         /* cpu.boost before boostd's first write */
         unsigned wrote;
         bool has_wrote;
+        bool foreign;           /* someone else changed it: theirs until the
+                                 * cgroup is made anew (journaled) */
+        bool no_cpu;            /* no cpu.boost even after systemd was asked */
 } StateCgroup;
 
 /* A path that may be journaled: absolute, no "." or ".." component, no

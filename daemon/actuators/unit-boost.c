@@ -76,34 +76,57 @@ static int cgroup_write(const Backend *b, const char *path, unsigned boost) {
 }
 
 /* Writes boost to entry c, unless someone else changed it since boostd
- * wrote (-EBUSY) or the cgroup is gone (-ENOENT). A new cgroup under the
- * path starts afresh. */
+ * wrote (-EBUSY: then it is theirs, until the cgroup is made anew) or the
+ * cgroup is gone (-ENOENT). A new cgroup under the path starts afresh.
+ * The journal has the value before the file does: after a crash the next
+ * start finds in cpu.boost either what boostd found or what the journal
+ * says it wrote, and puts back the former. */
 static int entry_write(Backend *b, StateCgroup *c, unsigned boost) {
+        bool had = c->has_wrote;
+        unsigned was = c->wrote;
         uint64_t ino;
         unsigned cur;
         int r;
 
         r = cgroup_read(b, c->path, &ino, &cur);
+        if (r == -EOPNOTSUPP)
+                c->ino = ino;           /* the directory is there, its file not */
         if (r < 0)
                 return r;
         if (ino != c->ino) {
                 c->ino = ino;
-                c->found = cur;
-                c->has_wrote = false;
-        } else if (c->has_wrote && cur != c->wrote) {
-                log_notice(b->log, "%s/cpu.boost is %u, not the %u boostd wrote: changed by someone else, leaving it.",
+                c->has_wrote = c->foreign = c->no_cpu = false;
+                had = false;
+        }
+        if (c->foreign)
+                return -EBUSY;
+        if (!c->has_wrote)
+                c->found = cur;         /* before boostd's first write */
+        else if (cur != c->wrote) {
+                log_notice(b->log, "%s/cpu.boost is %u, not the %u boostd wrote: changed by someone else, leaving it to them.",
                            c->path, cur, c->wrote);
+                c->foreign = true;
+                c->has_wrote = false;
+                b->state->dirty = true;
                 return -EBUSY;
         }
-        if (cur != boost) {
-                r = cgroup_write(b, c->path, boost);
-                if (r < 0)
-                        return log_warning_errno(b->log, r, "Failed to write %u to %s/cpu.boost: %m", boost,
-                                                 c->path);
+        if (cur == boost && had) {
+                c->wrote = boost;
+                return 0;
         }
         c->wrote = boost;
         c->has_wrote = true;
         b->state->dirty = true;
+        if (cur == boost)
+                return 0;
+        r = state_save(b->state);
+        if (r >= 0)
+                r = cgroup_write(b, c->path, boost);
+        if (r < 0) {
+                c->has_wrote = had;
+                c->wrote = was;
+                return log_warning_errno(b->log, r, "Failed to write %u to %s/cpu.boost: %m", boost, c->path);
+        }
         return 0;
 }
 
@@ -185,6 +208,10 @@ static void slices_sync(Backend *b) {
                         i++;
                         continue;
                 }
+                if (c->foreign) {
+                        i++;            /* someone else's now */
+                        continue;
+                }
                 need = need_below(j, c->path);
                 if (need > 0 && !c->has_wrote) {
                         /* what it has now is what boostd found */
@@ -196,9 +223,13 @@ static void slices_sync(Backend *b) {
                         }
                         c->ino = ino;
                 }
-                if (need == 0 || entry_write(b, c, MAX(need, c->found)) < 0) {
-                        if (need == 0)
-                                entry_put_back(b, c);
+                if (need == 0) {
+                        entry_put_back(b, c);
+                        state_cgroup_remove(j, c);
+                        continue;
+                }
+                r = entry_write(b, c, MAX(need, c->found));
+                if (r < 0 && r != -EBUSY) {
                         state_cgroup_remove(j, c);
                         continue;
                 }
@@ -229,18 +260,28 @@ int unit_boost_attach(Backend *b, const char *group, const char *path) {
                 if (!c)
                         return -ENOMEM;
                 fresh = true;
+        } else if (c->no_cpu) {
+                uint64_t ino = 0;
+                unsigned cur;
+
+                r = cgroup_read(b, path, &ino, &cur);
+                if (r == -EOPNOTSUPP && ino == c->ino)
+                        return -EOPNOTSUPP;     /* said once already */
+                c->no_cpu = false;
         }
         if (!streq(c->group, group))
                 b->state->dirty = true;
         strcpy(c->group, group);
         r = entry_write(b, c, group_boost(b, group));
         if (r == -EOPNOTSUPP) {
-                /* kept with no write: unit_boost_retry() */
+                /* kept with no write: unit_boost_retry(), once */
                 c->has_wrote = false;
                 if (fresh && b->want_cpu)
                         b->want_cpu(b, path, b->want_cpu_userdata);
                 return r;
         }
+        if (r == -EBUSY)
+                return r;       /* kept: theirs until the cgroup is made anew */
         if (r < 0) {
                 state_cgroup_remove(j, c);
                 slices_sync(b);
@@ -262,7 +303,7 @@ void unit_boost_apply(Backend *b, const char *group, unsigned boost) {
                         continue;
                 }
                 r = entry_write(b, c, boost);
-                if (r < 0 && r != -EOPNOTSUPP) {
+                if (r < 0 && r != -EOPNOTSUPP && r != -EBUSY) {
                         state_cgroup_remove(j, c);
                         continue;
                 }
@@ -271,29 +312,22 @@ void unit_boost_apply(Backend *b, const char *group, unsigned boost) {
         slices_sync(b);
 }
 
-void unit_boost_retry(Backend *b) {
-        State *j = b->state;
+void unit_boost_retry(Backend *b, const char *path) {
+        StateCgroup *c = state_cgroup_find(b->state, path);
+        int r;
 
-        for (size_t i = 0; i < j->n_cgroups;) {
-                StateCgroup *c = &j->cgroups[i];
-                int r;
-
-                if (!c->group[0] || c->has_wrote) {
-                        i++;
-                        continue;
-                }
-                r = entry_write(b, c, group_boost(b, c->group));
-                if (r == -EOPNOTSUPP) {
-                        log_warning(b->log, "%s has no cpu.boost (the cpu controller is off there): its processes get per-task boosts only.",
-                                    c->path);
-                        r = -ENOENT;
-                }
-                if (r < 0) {
-                        state_cgroup_remove(j, c);
-                        continue;
-                }
-                i++;
+        if (!c || !c->group[0] || c->has_wrote || c->foreign || c->no_cpu)
+                return;
+        r = entry_write(b, c, group_boost(b, c->group));
+        if (r == -EOPNOTSUPP) {
+                /* kept, so that its processes' placements do not ask again */
+                log_warning(b->log, "%s has no cpu.boost (the cpu controller is off there): its processes get per-task boosts only.",
+                            path);
+                c->no_cpu = true;
+                return;
         }
+        if (r < 0 && r != -EBUSY)
+                state_cgroup_remove(b->state, c);
         slices_sync(b);
 }
 

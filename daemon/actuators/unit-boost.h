@@ -15,12 +15,16 @@
  * to be done; -EOPNOTSUPP when the cgroup has no cpu.boost (the cpu
  * controller is not enabled there: Backend.want_cpu is told, and
  * unit_boost_retry() tries again); -EBUSY when someone else changed its
- * cpu.boost since boostd wrote it (then it is left and forgotten). */
+ * cpu.boost since boostd wrote it (then it is theirs: boostd writes it no
+ * more, until systemd makes the cgroup anew). */
 int unit_boost_attach(Backend *b, const char *group, const char *path);
 /* group's boost changed: its units get the new one. */
 void unit_boost_apply(Backend *b, const char *group, unsigned boost);
-/* The units still waiting for a cpu.boost file try again. */
-void unit_boost_retry(Backend *b);
+/* The unit at path, waiting for a cpu.boost file, tries again (systemd
+ * answered the request for its cpu controller); still none: per-task
+ * boosts only, and its placements do not ask again until the cgroup is
+ * made anew. */
+void unit_boost_retry(Backend *b, const char *path);
 /* Everything back to what boostd found (unless changed by hand since) and
  * forgotten: at stop, and at start for a journal of an earlier run. */
 void unit_boost_restore(Backend *b);

@@ -28,16 +28,22 @@ Mode mode_from_string(const char *s) {
  * controller when it sets a CPU property. boostd sets CPUWeight=100, the
  * kernel's default weight, at runtime (gone at reboot, as with
  * "systemctl set-property --runtime"), so that nothing but the files
- * changes. Then the units waiting for it are tried again. */
+ * changes. Then that unit is tried again. */
+typedef struct CpuRequest {
+        Manager *m;
+        char path[];            /* the unit's cgroup */
+} CpuRequest;
+
 static int on_cpu_enabled(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
+        CpuRequest *q = userdata;
+        Manager *m = q->m;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
 
         if (e)
-                log_warning(&m->log, "systemd did not enable the cpu controller for a unit (%s: %s).", e->name,
-                            e->message);
+                log_warning(&m->log, "systemd did not enable the cpu controller for %s (%s: %s).", q->path,
+                            e->name, e->message);
         if (m->backend) {
-                unit_boost_retry(m->backend);
+                unit_boost_retry(m->backend, q->path);
                 state_commit(m->state);
         }
         return 0;
@@ -46,18 +52,30 @@ static int on_cpu_enabled(sd_bus_message *reply, void *userdata, sd_bus_error *r
 static void manager_want_cpu(Backend *b, const char *cgroup, void *userdata) {
         Manager *m = userdata;
         const char *unit = strrchr(cgroup, '/');
+        sd_bus_slot *slot = NULL;
+        CpuRequest *q;
         int r;
 
         if (!m->bus || !unit)
                 return;         /* asked again when the bus is there */
-        r = sd_bus_call_method_async(m->bus, NULL, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+        q = malloc(sizeof(CpuRequest) + strlen(cgroup) + 1);
+        if (!q)
+                return (void) log_oom(&m->log);
+        q->m = m;
+        strcpy(q->path, cgroup);
+        r = sd_bus_call_method_async(m->bus, &slot, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                      "org.freedesktop.systemd1.Manager", "SetUnitProperties", on_cpu_enabled,
-                                     m, "sba(sv)", unit + 1, 1, 1, "CPUWeight", "t", (uint64_t) 100);
-        if (r < 0)
+                                     q, "sba(sv)", unit + 1, 1, 1, "CPUWeight", "t", (uint64_t) 100);
+        if (r < 0) {
+                free(q);
                 log_warning_errno(&m->log, r, "Failed to ask systemd for the cpu controller of %s: %m", unit + 1);
-        else
-                log_info(&m->log, "Asked systemd for the cpu controller of %s (CPUWeight=100 at runtime).",
-                         unit + 1);
+                return;
+        }
+        /* the bus owns the call; q goes with it, answered or not */
+        (void) sd_bus_slot_set_destroy_callback(slot, free);
+        (void) sd_bus_slot_set_floating(slot, true);
+        sd_bus_slot_unref(slot);
+        log_info(&m->log, "Asked systemd for the cpu controller of %s (CPUWeight=100 at runtime).", unit + 1);
 }
 
 /* What the sources report (events.h). */

@@ -477,6 +477,13 @@ static void placer_place_unit(Placer *p, pid_t pid, const char *cgroup) {
         l = cgroup_path_unit_prefix(cgroup);
         if (l == 0 || !(unit = strndup(cgroup, l)))
                 return;
+        /* A unit directly below slices only: a unit inside a delegated
+         * one (a container's, a Delegate=yes service's) is named by its
+         * delegatee, who could move a boost given there, and raising the
+         * delegation root would hand them its cap. */
+        for (const char *p_ = unit + 1, *slash; (slash = strchr(p_, '/')); p_ = slash + 1)
+                if (!strn_has_suffix(p_, (size_t) (slash - p_), ".slice"))
+                        return;
         i = rules_find_unit(c, unit);
         if (i >= 0 && c->rules[i].class_index > 0)
                 group = p->groups->groups[c->rules[i].class_index].name;

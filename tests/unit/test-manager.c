@@ -256,6 +256,10 @@ static void test_place_unit_in_place(void **state) {
         assert_string_equal(unit_calls[1], "root /system.slice/other.service");
         /* the process itself went where its own rule says */
         assert_int_equal(read_int(f->root, "dev/stune/background/cgroup.procs"), a);
+        /* a unit inside a delegated one is its delegatee's to name */
+        assert_int_equal(placer_place_auto(&f->m->placer, a, "/system.slice/ci.service/svc.service"), 0);
+        assert_int_equal(placer_place_auto(&f->m->placer, a, "/machine.slice/c.scope/system.slice/svc.service"), 0);
+        assert_int_equal(n_unit_calls, 2);
         f->m->backend->vt = saved;
         kill_sleeper(a);
 }

@@ -256,9 +256,12 @@ static void test_unit_recreated(void **state) {
         assert_int_equal(state_cgroup_find(f->j, "/system.slice/a.service")->found, 0);
 }
 
-/* A cpu.boost someone else changed since boostd wrote it is theirs. */
+/* A cpu.boost someone else changed since boostd wrote it is theirs: not
+ * written again, by a boost change or by the unit's next placement, nor
+ * put back; a slice's likewise. Until systemd makes the cgroup anew. */
 static void test_unit_changed_by_hand(void **state) {
         Fixture *f = *state;
+        char buf[4096];
 
         start_tree(f);
         assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
@@ -266,9 +269,61 @@ static void test_unit_changed_by_hand(void **state) {
         write_file(f->root, "sys/fs/cgroup/system.slice/a.service/cpu.boost", "20\n");
         assert_int_equal(f->b->vt->apply(f->b, "performance", 60), 0);
         assert_int_equal(boost_of(f, "/system.slice/a.service"), 20);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), -EBUSY);
+        assert_int_equal(boost_of(f, "/system.slice/a.service"), 20);
         assert_int_equal(boost_of(f, "/system.slice"), 5);      /* nothing of boostd's below */
+        /* journaled as theirs, so that a restart leaves it too */
+        assert_int_equal(state_save(f->j), 0);
+        assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+        assert_non_null(strstr(buf, " -2 performance /system.slice/a.service"));
+        /* a slice changed by hand */
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/b.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 60);
+        write_file(f->root, "sys/fs/cgroup/system.slice/cpu.boost", "7\n");
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/b.service"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 7);
         assert_int_equal(backend_restore(f->b), 0);
         assert_int_equal(boost_of(f, "/system.slice/a.service"), 20);
+        assert_int_equal(boost_of(f, "/system.slice"), 7);
+        assert_int_equal(boost_of(f, "/system.slice/b.service"), 0);
+}
+
+/* Releasing a class with units under two slices gives every one back. */
+static void test_release_two_slices(void **state) {
+        Fixture *f = *state;
+        const char *const groups[] = { "root", "interactive", "performance", "x" };
+
+        start_tree(f);
+        mkdirs(f->root, "sys/fs/cgroup/c.slice/r.service");
+        write_file(f->root, "sys/fs/cgroup/c.slice/cpu.boost", "0\n");
+        write_file(f->root, "sys/fs/cgroup/c.slice/r.service/cpu.boost", "0\n");
+        assert_int_equal(f->b->vt->start(f->b, groups, 4), 0);
+        assert_int_equal(f->b->vt->apply(f->b, "x", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "x", "/system.slice/a.service"), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "x", "/system.slice/b.service"), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "x", "/c.slice/r.service"), 0);
+        assert_int_equal(boost_of(f, "/c.slice"), 50);
+        assert_int_equal(backend_release(f->b, "x"), 0);
+        assert_int_equal(boost_of(f, "/c.slice/r.service"), 0);
+        assert_int_equal(boost_of(f, "/c.slice"), 0);
+        assert_int_equal(boost_of(f, "/system.slice"), 5);
+        assert_int_equal(f->j->n_cgroups, 0);
+}
+
+/* The journal has a value before its cgroup does: a crash between the two
+ * leaves what was found, which the next start puts back anyway. */
+static void test_unit_journal_before_write(void **state) {
+        Fixture *f = *state;
+        char buf[4096];
+
+        start_tree(f);
+        assert_int_equal(f->b->vt->apply(f->b, "performance", 50), 0);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/a.service"), 0);
+        /* no save after the write: what is on disk already says 50 */
+        assert_non_null(read_file(f->root, "run/boostd/journal", buf, sizeof(buf)));
+        assert_non_null(strstr(buf, " 0 50 performance /system.slice/a.service"));
+        assert_non_null(strstr(buf, " 5 50 - /system.slice"));
 }
 
 static char wanted[256];
@@ -295,14 +350,24 @@ static void test_unit_no_controller(void **state) {
         assert_string_equal(wanted, "/system.slice/c.service");
         assert_int_equal(boost_of(f, "/system.slice"), 5);      /* not raised for nothing */
         write_file(f->root, "sys/fs/cgroup/system.slice/c.service/cpu.boost", "0\n");
-        unit_boost_retry(f->b);
+        unit_boost_retry(f->b, "/system.slice/c.service");
         assert_int_equal(boost_of(f, "/system.slice/c.service"), 50);
         assert_int_equal(boost_of(f, "/system.slice"), 50);
-        /* still without: forgotten after the retry */
+        /* two units waiting: systemd's answer for one retries that one
+         * only; still without after its answer: per-task boosts only,
+         * and its next placements do not ask again */
         mkdirs(f->root, "sys/fs/cgroup/system.slice/d.service");
+        mkdirs(f->root, "sys/fs/cgroup/system.slice/e.service");
         assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/d.service"), -EOPNOTSUPP);
-        unit_boost_retry(f->b);
-        assert_null(state_cgroup_find(f->j, "/system.slice/d.service"));
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/e.service"), -EOPNOTSUPP);
+        unit_boost_retry(f->b, "/system.slice/d.service");
+        assert_true(state_cgroup_find(f->j, "/system.slice/d.service")->no_cpu);
+        assert_false(state_cgroup_find(f->j, "/system.slice/e.service")->no_cpu);
+        write_file(f->root, "sys/fs/cgroup/system.slice/e.service/cpu.boost", "0\n");
+        unit_boost_retry(f->b, "/system.slice/e.service");
+        assert_int_equal(boost_of(f, "/system.slice/e.service"), 50);
+        assert_int_equal(f->b->vt->attach_unit(f->b, "performance", "/system.slice/d.service"), -EOPNOTSUPP);
+        assert_int_equal(n_wanted, 3);          /* c, d, e: d not again */
 }
 
 /* A class renamed on every reload: the old name is released (its units'
@@ -368,6 +433,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_unit_no_controller, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unit_journal_restart, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_renamed_classes, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_release_two_slices, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unit_journal_before_write, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
