@@ -97,11 +97,12 @@ run() {
 		}
 		# With uclamp the output is what the thread gets, and less work
 		# must get less. The pool quantizes it into steps of 20 (0 is
-		# the thread's own group at boost 0): the light half's work
-		# misses at 0 and is early at 20, so its output swings between 0
-		# and a jump after each miss (a limit cycle, 0 to 384 in a CI run
-		# with a loaded host) and its median or mean says nothing about
-		# the work; there the frames are what is checked.
+		# the own group of the thread, at boost 0): the light half misses
+		# at 0 and is early at 20, so its output swings between 0 and a
+		# jump after each miss (a limit cycle, 0 to 384 in a CI run on a
+		# loaded host) and its median or mean says nothing about the
+		# work; there the frames are what is checked. (No apostrophe in
+		# this program: it is quoted for the shell.)
 		if (mode == "uclamp" && lu > 0.8 * hu) { print "FAIL light half at output " lu ", not below 0.8 x " hu; exit }
 		printf "OK first reports %.1f, %.1f ms; heavy half (reports 13-25): median %.2f ms, mean %.2f, output %d; light half (38-50): median %.2f ms, mean %.2f, output %d; %d late frames%s\n",
 		       ms[1], ms[2], hm, ha, hu, lm, la, lu, late, used ? "; pool groups" used : ""
