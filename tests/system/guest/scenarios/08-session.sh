@@ -77,8 +77,16 @@ run() {
 		if (n != 50) { print "FAIL " n " reports, want 50"; exit }
 		if (bad) { print "FAIL " bad; exit }
 		if (late > 100) { print "FAIL " late " of 400 frames started a period late"; exit }
-		first = ms[1] > ms[2] ? ms[1] : ms[2]
-		if (first < 1.2 * target) { print "FAIL the first frames do not miss: " ms[1] ", " ms[2] " ms"; exit }
+		# The session starts at Initial (100 of 1024), well below what
+		# the heavy frames need, but the first batch runs at whatever
+		# the CPU was left at (557 to 751 MHz seen), so one of the
+		# first three reports, not the first, must miss by 10 %: a
+		# load that met its target unhelped would prove nothing.
+		first = ms[1]
+		for (i = 2; i <= 3; i++)
+			if (ms[i] > first)
+				first = ms[i]
+		if (first < 1.1 * target) { print "FAIL the first frames do not miss: " ms[1] ", " ms[2] ", " ms[3] " ms"; exit }
 		hm = median(ms, 13, 25); hu = median(out, 13, 25); ha = mean(ms, 13, 25)
 		lm = median(ms, 38, 50); lu = median(out, 38, 50); la = mean(ms, 38, 50)
 		if (mode == "uclamp") {
