@@ -321,24 +321,35 @@ step_initramfs() {
 qemu_base=(qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 4 -m 2G
 	   -nic none -nographic -no-reboot)
 
-# boot_guest: run QEMU, log to $out/smp.log.
+# asym_dtb: CPUs 2 and 3 at half the capacity of CPUs 0 and 1.
+# shellcheck source=tests/kernel/asym-dtb.sh
+. "$top/tests/kernel/asym-dtb.sh"
+
+# boot_guest NAME: run QEMU, "smp" (QEMU's own device tree) or "asym"
+# (asym_dtb), log to $out/NAME.log.
 boot_guest() {
-	local log=$out/smp.log t0
-	local cmdline="console=ttyAMA0 panic=-1 log_buf_len=4M"
+	local name=$1 log=$out/$1.log extra=() t0
+	local cmdline="console=ttyAMA0 panic=-1 log_buf_len=4M stune.boot=$name"
 	qemu_rc=0
+	if [ "$name" = asym ]; then
+		extra=(-dtb "$(asym_dtb)")
+		# sched_verbose: the kernel log says when EAS starts.
+		cmdline+=" sched_verbose"
+	fi
 	t0=$(now)
-	note "booting (timeout ${boot_timeout}s, log in $log)"
-	timeout -k 10 "$boot_timeout" "${qemu_base[@]}" \
+	note "booting $name (timeout ${boot_timeout}s, log in $log)"
+	timeout -k 10 "$boot_timeout" "${qemu_base[@]}" "${extra[@]}" \
 		-kernel "$obj/arch/arm64/boot/Image" \
 		-initrd "$out/initramfs.cpio.gz" \
 		-append "$cmdline" \
 		< /dev/null > "$log" 2>&1 || qemu_rc=$?
-	timings+=("boot $(elapsed "$t0") s")
+	timings+=("boot $name $(elapsed "$t0") s")
 }
 
-# judge: verdict from the serial log only, never from QEMU's exit status.
+# judge NAME: verdict from the serial log only, never from QEMU's exit
+# status.
 judge() {
-	local log=$out/smp.log clean=$out/smp.clean res t r
+	local name=$1 log=$out/$1.log clean=$out/$1.clean res t r
 	local pass=0 fail=0 line
 	tr -d '\r' < "$log" > "$clean"
 
@@ -391,14 +402,14 @@ judge() {
 		t=${t%%: *}
 		r=${line#*: }
 		if [ "$r" = PASS ]; then
-			printf '  PASS  %s\n' "$t"
+			printf '  PASS  %s/%s\n' "$name" "$t"
 			pass=$((pass + 1))
 		else
-			printf '  FAIL  %s: %s\n' "$t" "${r#FAIL }"
+			printf '  FAIL  %s/%s: %s\n' "$name" "$t" "${r#FAIL }"
 			fail=$((fail + 1))
 		fi
 	done <<< "$res"
-	total_pass=$pass
-	total_fail=$fail
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
 	[ "$fail" -eq 0 ]
 }

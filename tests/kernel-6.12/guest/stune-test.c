@@ -6,6 +6,8 @@
  *   stune-test NAME          run one; prints "TEST NAME: PASS" or
  *                            "TEST NAME: FAIL why", and details on stderr
  *
+ *   stune-test --list BOOT   the tests of boot "smp" or "asym" (asym_*)
+ *
  * They need cgroup2 on /sys/fs/cgroup, debugfs, and the test cpufreq driver
  * (one policy per CPU, 200-2000 MHz, schedutil); see tests/kernel-6.12/init.
  */
@@ -1106,6 +1108,325 @@ static int test_task_boost(void)
 	return 0;
 }
 
+/* ---- the asymmetric boot: CPUs 0-1 of capacity 1024, CPUs 2-3 of 512 ---- */
+
+static long cpu_capacity(int cpu)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity",
+		 cpu);
+	return read_long(path);
+}
+
+/* The kernel log says "starting EAS" (sched_verbose on the command line). */
+static int eas_started(void)
+{
+	char rec[1024];
+	int found = 0;
+	ssize_t n;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (strstr(rec, "starting EAS"))
+			found = 1;
+	}
+	close(fd);
+	return found;
+}
+
+static int asym_check(void)
+{
+	if (!eas_started())
+		return fail("the kernel log does not say \"starting EAS\"");
+	if (cpu_capacity(0) != 1024 || cpu_capacity(1) != 1024 ||
+	    cpu_capacity(2) != 512 || cpu_capacity(3) != 512)
+		return fail("capacities %ld %ld %ld %ld, expected 1024 1024 512 512",
+			    cpu_capacity(0), cpu_capacity(1), cpu_capacity(2),
+			    cpu_capacity(3));
+	return 0;
+}
+
+/* Run busybox @argv; 0 when it exited with 0. */
+static int run_cmd(const char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* Load the test cpufreq driver again with @param (or none), on schedutil. */
+static int cpufreq_reload(const char *param)
+{
+	const char *rm[] = { "/bin/rmmod", "stune_test_cpufreq", NULL };
+	const char *ins[] = { "/bin/insmod", "/lib/stune_test_cpufreq.ko",
+			      "rate_limit_us=1000", param, NULL };
+	char path[96];
+	int cpu;
+
+	if (run_cmd(rm) || run_cmd(ins))
+		return -1;
+	for (cpu = 0; cpu < 4; cpu++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 cpu);
+		if (write_str(path, "schedutil"))
+			return -1;
+	}
+	return 0;
+}
+
+static int allow_all(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < 4; cpu++)
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+#define EAS_PERIODS	80
+#define EAS_WARMUP	20
+#define EAS_PERIOD_US	20000
+
+/*
+ * A light periodic task (1 ms every 20 ms, util about 50 of 1024), allowed
+ * on every CPU, in group @name (NULL: the root) with its own boost @own: of
+ * its activations after a warm-up, how many ran on a big CPU.
+ */
+static int eas_run(const char *name, unsigned int own, int *on_big,
+		   int *total)
+{
+	int *cpus = mmap(NULL, EAS_PERIODS * sizeof(int), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double t0 = now_s() + 0.05;
+	int k, status;
+	pid_t pid;
+
+	if (cpus == MAP_FAILED)
+		return fail("mmap: %s", strerror(errno));
+	memset(cpus, 0xff, EAS_PERIODS * sizeof(int));
+	pid = fork();
+	if (pid == 0) {
+		if ((name && write_str(grp(name, "cgroup.procs"), "0")) ||
+		    allow_all() ||
+		    (own && set_task_boost(0, own, sizeof(struct stune_attr), 0, 0)))
+			_exit(3);
+		for (k = 0; k < EAS_PERIODS; k++) {
+			sleep_until_s(t0 + k * EAS_PERIOD_US / 1e6);
+			cpus[k] = sched_getcpu();
+			spin_s(0.001);
+		}
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return fail("the periodic task failed");
+	*on_big = *total = 0;
+	for (k = EAS_WARMUP; k < EAS_PERIODS; k++) {
+		if (cpus[k] < 0)
+			continue;
+		(*total)++;
+		*on_big += cpus[k] < 2;
+	}
+	munmap(cpus, EAS_PERIODS * sizeof(int));
+	return 0;
+}
+
+/*
+ * Placement by the boosted utilization: the light task fits a small CPU
+ * (capacity 512) only while util + boost * (1024 - util) / 100 <= 512. At
+ * boost 0 EAS keeps it small. At boost 100 energy estimates alone keep it
+ * small too (priced at each CPU's own highest frequency, a small CPU is
+ * cheaper), as kernel.sched_cfs_boost 100 for a root task shows: the
+ * sysctl, every root task's boost, steers no placement. A group's boost
+ * 100 and a task's own boost 100, in a group or in the root, must take it
+ * to a big CPU.
+ */
+static int test_asym_placement(void)
+{
+	static const struct {
+		const char *what, *group;
+		unsigned int boost, own, sysctl;
+		int big;
+	} runs[] = {
+		{ "cpu.boost 0", "t", 0, 0, 0, 0 },
+		{ "root task, sysctl 100", NULL, 0, 0, 100, 0 },
+		{ "cpu.boost 100", "t", 100, 0, 0, 1 },
+		{ "cpu.boost 0, own boost 100", "t", 0, 100, 0, 1 },
+		{ "root task, own boost 100", NULL, 0, 100, 0, 1 },
+	};
+	int i, big = 0, total = 0;
+
+	if (asym_check())
+		return 1;
+	if (group_make("t"))
+		return fail("cannot make group t");
+	for (i = 0; i < (int)(sizeof(runs) / sizeof(runs[0])); i++) {
+		if (group_set("t", "cpu.boost", runs[i].boost) ||
+		    write_long(SYSCTL, runs[i].sysctl))
+			return fail("cannot set the boosts of run %d", i);
+		if (eas_run(runs[i].group, runs[i].own, &big, &total))
+			return 1;
+		info("%s: %d of %d activations on a big CPU", runs[i].what,
+		     big, total);
+		if (total < (EAS_PERIODS - EAS_WARMUP) / 2)
+			return fail("%s: too few activations (%d)", runs[i].what,
+				    total);
+		if (runs[i].big && big < total * 4 / 5)
+			return fail("%s: only %d of %d activations on a big CPU",
+				    runs[i].what, big, total);
+		if (!runs[i].big && big > total / 5)
+			return fail("%s: %d of %d activations on a big CPU",
+				    runs[i].what, big, total);
+	}
+	return 0;
+}
+
+#define EP_PERIOD_US	16000
+#define EP_WARMUP	62
+#define EP_PERIODS	(EP_WARMUP + 150)
+
+struct ep_shared {
+	volatile int stop;
+	int cpu[EP_PERIODS];
+	volatile int nr;
+};
+
+/*
+ * Energy estimates price the waking task's boost. Driver reloaded with
+ * qemu_speed=1, so that a task's utilization is its duty cycle whatever the
+ * frequency. On small CPU 2, R of a boost-45 group runs 1.9 ms every 16 ms
+ * (util about 160) and at the end of each burst wakes T through a pipe; on
+ * small CPU 3 a root task W runs 0.9 ms every 16 ms (about 70). T, of
+ * another boost-45 group and allowed on CPUs 2 and 3 only, runs 0.3 ms
+ * (about 44) each time R wakes it. T fits a small CPU at boost 45 (its
+ * boosted minimum, about 485, is below 512), so EAS decides. At T's wakeup
+ * R runs on CPU 2, whose boost is 45 already: priced with T's boost, CPU 3
+ * would run W boosted too and costs more (1.16 times, see
+ * tests/kernel/eas-model.py for the 6.1 series' same load); without the
+ * price CPU 3 looks cheaper (1.44 times), and T would boost it. T must run
+ * on CPU 2 at 80 % of its activations after the warm-up, with EAS on (the
+ * root domain not overutilized) at 75 % of the polls.
+ */
+static int eas_price(void)
+{
+	struct ep_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int wake[2], k, on2 = 0, on3 = 0, total = 0, polls = 0, over = 0;
+	double t0 = now_s() + 0.1;
+	pid_t r, w, t;
+	char c = 'w';
+
+	if (sh == MAP_FAILED || pipe(wake))
+		return fail("mmap or pipe: %s", strerror(errno));
+	memset(sh, 0, sizeof(*sh));
+	if (group_make("t") || group_make("t/b") || group_make("t/c") ||
+	    group_set("t", "cpu.boost", 45) || group_set("t/b", "cpu.boost", 45) ||
+	    group_set("t/c", "cpu.boost", 45))
+		return fail("cannot make the boost-45 groups");
+	t = fork();
+	if (t == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(2, &set);
+		CPU_SET(3, &set);
+		if (write_str(grp("t/c", "cgroup.procs"), "0") ||
+		    sched_setaffinity(0, sizeof(set), &set))
+			_exit(3);
+		for (k = 0; k < EP_PERIODS && read(wake[0], &c, 1) == 1; k++) {
+			sh->cpu[k] = sched_getcpu();
+			spin_s(0.0003);
+			sh->nr = k + 1;
+		}
+		_exit(0);
+	}
+	children[nr_children++] = t;
+	r = fork();
+	if (r == 0) {
+		if (write_str(grp("t/b", "cgroup.procs"), "0") || pin(2))
+			_exit(3);
+		for (k = 0; !sh->stop; k++) {
+			sleep_until_s(t0 + (k * EP_PERIOD_US + 4000) / 1e6);
+			spin_s(0.0019);
+			if (write(wake[1], &c, 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	children[nr_children++] = r;
+	w = fork();
+	if (w == 0) {
+		if (pin(3))
+			_exit(3);
+		for (k = 0; !sh->stop; k++) {
+			sleep_until_s(t0 + (k * EP_PERIOD_US + 8000) / 1e6);
+			spin_s(0.0009);
+		}
+		_exit(0);
+	}
+	children[nr_children++] = w;
+	while (sh->nr < EP_PERIODS && polls < 4000) {
+		char buf[1024], *p;
+
+		polls++;
+		if (sh->nr > EP_WARMUP && !read_str("/sys/kernel/debug/stune_test_cpufreq/sched",
+						    buf, sizeof(buf)) &&
+		    (p = strstr(buf, "overutilized=")))
+			over += atoi(p + 13) > 0;
+		else if (sh->nr <= EP_WARMUP)
+			polls--;
+		sleep_s(0.003);
+	}
+	sh->stop = 1;
+	kill_children();
+	for (k = EP_WARMUP; k < sh->nr; k++) {
+		total++;
+		on2 += sh->cpu[k] == 2;
+		on3 += sh->cpu[k] == 3;
+	}
+	info("T ran on cpu2 (boosted by R) at %d, on cpu3 (unboosted) at %d, of %d activations; EAS off at %d of %d polls",
+	     on2, on3, total, over, polls);
+	if (total < (EP_PERIODS - EP_WARMUP) / 2)
+		return fail("too few activations of T: %d", total);
+	if (over * 4 > polls)
+		return fail("the root domain was overutilized (EAS off) at %d of %d polls: the test cannot tell",
+			    over, polls);
+	if (on2 < total * 4 / 5)
+		return fail("T ran on the boosted cpu2 at only %d of %d activations (%d on unboosted cpu3): its boost was not priced",
+			    on2, total, on3);
+	return 0;
+}
+
+static int test_asym_eas_task_boost(void)
+{
+	int rc;
+
+	if (asym_check())
+		return 1;
+	if (cpufreq_reload("qemu_speed=1"))
+		return fail("cannot reload the test cpufreq driver with qemu_speed=1");
+	rc = eas_price();
+	if (cpufreq_reload(NULL))
+		return fail("cannot reload the test cpufreq driver");
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -1123,14 +1444,25 @@ static const struct {
 	{ "wakeup_response_2ms", test_wakeup_response_2ms },
 	{ "wakeup_response_10ms", test_wakeup_response_10ms },
 	{ "wakeup_response_uclamp", test_wakeup_response_uclamp },
+	/* the asymmetric boot's (asym_*): CPUs 2-3 have half the capacity */
+	{ "asym_placement", test_asym_placement },
+	{ "asym_eas_task_boost", test_asym_eas_task_boost },
 };
 
 int main(int argc, char **argv)
 {
 	int i, ret;
 
+	if (argc == 3 && !strcmp(argv[1], "--list")) {
+		/* the tests of one boot: "smp" or "asym" */
+		for (i = 0; i < (int)(sizeof(tests) / sizeof(tests[0])); i++)
+			if (!strncmp(tests[i].name, "asym_", 5) ==
+			    !strcmp(argv[2], "asym"))
+				printf("%s\n", tests[i].name);
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: stune-test --list | NAME\n");
+		fprintf(stderr, "usage: stune-test --list [smp|asym] | NAME\n");
 		return 2;
 	}
 	for (i = 0; i < (int)(sizeof(tests) / sizeof(tests[0])); i++) {

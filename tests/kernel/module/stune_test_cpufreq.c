@@ -79,6 +79,9 @@
 #endif
 #include "kernel/sched/sched.h"
 
+/* The energy model takes microwatts only (see stune_test_register_em()). */
+#define STUNE_TEST_EM_UW_ONLY	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
+
 #define STUNE_TEST_KHZ_STEP	200000
 #define STUNE_TEST_NR_OPPS	10
 #define STUNE_TEST_MIN_KHZ	STUNE_TEST_KHZ_STEP
@@ -311,10 +314,16 @@ static void stune_test_register_em(struct cpufreq_policy *policy)
 {
 	struct em_data_callback em_cb = EM_DATA_CB(stune_test_active_power);
 
-	/* The CMOS-like model's powers are in microwatts. */
+	/*
+	 * The CMOS-like model's powers are in microwatts. 6.12's energy model
+	 * takes nothing else ("EM: only supports uW power values"): there the
+	 * SoC model's abstract scale is registered as microwatts, which
+	 * changes no decision, EAS comparing relative costs only.
+	 */
 	em_dev_register_perf_domain(get_cpu_device(policy->cpu),
 				    STUNE_TEST_NR_OPPS, &em_cb,
-				    policy->related_cpus, cmos_power);
+				    policy->related_cpus,
+				    cmos_power || STUNE_TEST_EM_UW_ONLY);
 }
 
 /* ->exit returns nothing from 6.11 on. */
