@@ -1152,31 +1152,16 @@ static int asym_check(void)
 	return 0;
 }
 
-/* Run busybox @argv; 0 when it exited with 0. */
-static int run_cmd(const char *const argv[])
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
-}
-
 /* Load the test cpufreq driver again with @param (or none), on schedutil. */
 static int cpufreq_reload(const char *param)
 {
-	const char *rm[] = { "/bin/rmmod", "stune_test_cpufreq", NULL };
-	const char *ins[] = { "/bin/insmod", "/lib/stune_test_cpufreq.ko",
-			      "rate_limit_us=1000", param, NULL };
-	char path[96];
+	char cmd[160], path[96];
 	int cpu;
 
-	if (run_cmd(rm) || run_cmd(ins))
+	snprintf(cmd, sizeof(cmd),
+		 "rmmod stune_test_cpufreq && insmod /lib/stune_test_cpufreq.ko rate_limit_us=1000 %s",
+		 param ? param : "");
+	if (system(cmd))
 		return -1;
 	for (cpu = 0; cpu < 4; cpu++) {
 		snprintf(path, sizeof(path),
