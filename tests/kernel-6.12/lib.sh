@@ -281,7 +281,7 @@ step_progs() {
 	local progs=$bld/kernel-test-progs-6.12
 	note "building the guest test program"
 	mkdir -p "$progs"
-	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror \
+	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -Werror -pthread \
 		-o "$progs/stune-test" "$here"/guest/*.c ||
 		die "guest test program does not build"
 }

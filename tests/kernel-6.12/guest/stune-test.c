@@ -14,6 +14,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1108,6 +1111,355 @@ static int test_task_boost(void)
 	return 0;
 }
 
+/*
+ * Scale: 1000 groups and 10 000 tasks (threads, in a threaded cgroup
+ * subtree, so that memory stays small). Each thread is pinned to a CPU
+ * and in one of the groups; the ones told to spin are RUNNABLE for good,
+ * the others sleep on a futex. After each batch of changes (every thread
+ * spinning in turn, 2000 at a time; group boosts and limits rewritten; spinners moved to other
+ * groups, attach; moved to other CPUs, migration; given their own boost;
+ * exits; new threads, fork and attach; a spin/sleep churn, enqueue and
+ * dequeue) the debugfs view must show, on each CPU and at each boost
+ * value above 0, exactly as many tasks as the spinning threads' boosts
+ * give, computed here from the rules of sched-tune.rst; and when all are
+ * gone, nothing above 0. Value 0 is not compared: other tasks count
+ * there.
+ */
+#define ST_GROUPS	1000
+#define ST_THREADS	10000
+
+struct st_thread {
+	volatile int state;	/* 0 sleep, 1 spin, 2 exit */
+	volatile int ack;	/* the state last seen */
+	int group, cpu;
+	unsigned int own;
+	pid_t tid;
+	pthread_t th;
+};
+
+static struct st_thread *st;
+static unsigned int st_boost[ST_GROUPS], st_max[ST_GROUPS];
+
+static long futex(volatile int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static char *st_grp(int g, const char *file)
+{
+	static char path[2][128];
+	static int i;
+
+	i = !i;
+	snprintf(path[i], sizeof(path[i]), CG "/s/g%d/%s", g, file);
+	return path[i];
+}
+
+static void *st_main(void *arg)
+{
+	struct st_thread *t = arg;
+	char path[128];
+	int s;
+
+	/* not st_grp(): its buffers are the main thread's */
+	snprintf(path, sizeof(path), CG "/s/g%d/cgroup.threads", t->group);
+	t->tid = gettid();
+	s = write_long(path, t->tid);
+	if (!s && pin(t->cpu))
+		s = -errno;
+	if (s) {
+		t->ack = s;
+		return NULL;
+	}
+	for (;;) {
+		s = t->state;
+		t->ack = s;
+		if (s == 2)
+			return NULL;
+		if (s == 1) {
+			while (t->state == 1)
+				;
+			continue;
+		}
+		futex(&t->state, FUTEX_WAIT, 0);
+	}
+}
+
+static int st_start(int i, int group, int cpu, int state)
+{
+	struct sched_param other = { .sched_priority = 0 };
+	pthread_attr_t attr;
+
+	st[i].group = group;
+	st[i].cpu = cpu;
+	st[i].own = 0;
+	st[i].state = state;
+	st[i].ack = 3;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	/* CFS, not the SCHED_FIFO of the thread that makes them */
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedparam(&attr, &other);
+	if (pthread_create(&st[i].th, &attr, st_main, &st[i]))
+		return -1;
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+static void st_set(int i, int state)
+{
+	st[i].state = state;
+	futex(&st[i].state, FUTEX_WAKE, 1);
+}
+
+/* Wait until threads [0, n) saw their state. */
+static int st_settle(const char *what, int n)
+{
+	double end = now_s() + 120;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		while (st[i].ack != st[i].state) {
+			if (st[i].ack < 0)
+				return fail("%s: thread %d could not join s/g%d on cpu%d: %s",
+					    what, i, st[i].group, st[i].cpu,
+					    strerror(-st[i].ack));
+			if (now_s() > end)
+				return fail("%s: thread %d still in state %d, not %d, after 120 s",
+					    what, i, st[i].ack, st[i].state);
+			/* sleep: a SCHED_FIFO caller yields to no CFS thread */
+			sleep_s(0.001);
+		}
+	}
+	return 0;
+}
+
+static unsigned int st_task_boost(int i)
+{
+	unsigned int g = st[i].group, b = st[i].own;
+
+	if (st_boost[g] > b)
+		b = st_boost[g];
+	return b < st_max[g] ? b : st_max[g];
+}
+
+/*
+ * The view against the model for threads [0, n): counts at each value
+ * above 0 on each CPU; retried for up to 5 s while threads that just
+ * stopped spinning may still be queued.
+ */
+static int st_check(const char *what, int n)
+{
+	static int want[4][101];
+	double end = now_s() + 5;
+	char buf[16384], *line, *p, *e, detail[512];
+	int cpu, v, c, i, bad;
+
+	memset(want, 0, sizeof(want));
+	for (i = 0; i < n; i++)
+		if (st[i].state == 1)
+			want[st[i].cpu][st_task_boost(i)]++;
+	do {
+		int got[4][101] = { { 0 } };
+
+		if (read_str(VIEW, buf, sizeof(buf)))
+			return fail("%s: cannot read the view", what);
+		for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+			if (sscanf(line, "cpu%d ", &cpu) != 1 || cpu < 0 || cpu > 3)
+				continue;
+			p = strstr(line, "tasks=");
+			for (p = p ? p + 6 : ""; *p; p = *e ? e + 1 : e) {
+				v = strtol(p, &e, 10);
+				c = strtol(e + 1, &e, 10);
+				if (v >= 0 && v <= 100)
+					got[cpu][v] = c;
+			}
+		}
+		bad = 0;
+		detail[0] = '\0';
+		for (cpu = 0; cpu < 4; cpu++)
+			for (v = 1; v <= 100; v++)
+				if (got[cpu][v] != want[cpu][v] && bad++ < 8)
+					snprintf(detail + strlen(detail),
+						 sizeof(detail) - strlen(detail),
+						 "%scpu%d: %d tasks counted at %d, expected %d",
+						 bad > 1 ? "; " : "", cpu,
+						 got[cpu][v], v, want[cpu][v]);
+		if (!bad)
+			return 0;
+		sleep_s(0.05);
+	} while (now_s() < end);
+	return fail("%s: %s", what, detail);
+}
+
+static int st_move(int i, int group)
+{
+	st[i].group = group;
+	return write_long(st_grp(group, "cgroup.threads"), st[i].tid);
+}
+
+static int st_migrate(int i, int cpu)
+{
+	cpu_set_t set;
+
+	st[i].cpu = cpu;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(st[i].tid, sizeof(set), &set);
+}
+
+static int st_cleanup(int n)
+{
+	char path[64];
+	int i, g;
+
+	for (i = 0; i < n; i++)
+		st_set(i, 2);
+	for (i = 0; i < n; i++)
+		pthread_join(st[i].th, NULL);
+	write_str(CG "/cgroup.procs", "0");
+	for (g = 0; g < ST_GROUPS; g++)
+		rmdir(st_grp(g, ""));
+	snprintf(path, sizeof(path), CG "/s/main");
+	rmdir(path);
+	return rmdir(CG "/s");
+}
+
+static int stress(int *nr)
+{
+	struct sched_param rt = { .sched_priority = 50 };
+	struct rlimit fds = { 65536, 65536 };
+	int i, g, n = ST_THREADS;
+	double t0 = now_s();
+
+	/* each starting thread opens its group's cgroup.threads */
+	if (setrlimit(RLIMIT_NOFILE, &fds))
+		return fail("RLIMIT_NOFILE: %s", strerror(errno));
+
+	/* s: a threaded domain of ST_GROUPS threaded groups and "main" */
+	if (group_make("s") || group_set("s", "cpu.boost", 100))
+		return fail("cannot make group s");
+	for (g = 0; g < ST_GROUPS; g++) {
+		st_boost[g] = (g * 37) % 101;
+		st_max[g] = 100;
+		if (mkdir(st_grp(g, ""), 0755) ||
+		    write_str(st_grp(g, "cgroup.type"), "threaded"))
+			return fail("cannot make threaded group s/g%d: %s", g,
+				    strerror(errno));
+	}
+	if (mkdir(CG "/s/main", 0755) ||
+	    write_str(CG "/s/main/cgroup.type", "threaded") ||
+	    write_str(CG "/s/cgroup.subtree_control", "+cpu") ||
+	    write_str(CG "/s/cgroup.procs", "0") ||
+	    write_long(CG "/s/main/cgroup.threads", gettid()))
+		return fail("cannot set up the threaded subtree: %s",
+			    strerror(errno));
+	for (g = 0; g < ST_GROUPS; g++)
+		if (write_long(st_grp(g, "cpu.boost"), st_boost[g]))
+			return fail("cannot set s/g%d/cpu.boost", g);
+	/* the writer must get its CPU among 2500 spinners */
+	if (sched_setscheduler(0, SCHED_FIFO, &rt))
+		return fail("SCHED_FIFO: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (st_start(i, i % ST_GROUPS, i % 4, 0))
+			return fail("thread %d: %s", i, strerror(errno));
+		*nr = i + 1;
+	}
+	if (st_settle("start", n))
+		return 1;
+	info("%d groups, %d threads started in %.1f s", ST_GROUPS, n,
+	     now_s() - t0);
+
+	/* every thread counted in turn, 2000 spinning at a time */
+	for (g = 0; g < 5; g++) {
+		char what[64];
+
+		for (i = 0; i < n; i++)
+			st_set(i, i % 5 == g);
+		snprintf(what, sizeof(what), "threads %d mod 5 spinning", g);
+		if (st_settle(what, n) || st_check(what, n))
+			return 1;
+	}
+	for (i = 0; i < n; i++)
+		st_set(i, i % 10 == 0);
+	if (st_settle("sleep", n) || st_check("1000 spinning", n))
+		return 1;
+
+	for (g = 0; g < ST_GROUPS; g++) {
+		st_boost[g] = (g * 53 + 11) % 101;
+		if (g % 2)
+			st_max[g] = 50;
+		if (write_long(st_grp(g, "cpu.boost"), st_boost[g]) ||
+		    write_long(st_grp(g, "cpu.boost.max"), st_max[g]))
+			return fail("cannot rewrite s/g%d", g);
+	}
+	if (st_check("group boosts and limits rewritten", n))
+		return 1;
+
+	for (i = 0; i < n; i += 10)
+		if (st_move(i, (st[i].group + 7) % ST_GROUPS))
+			return fail("cannot move thread %d", i);
+	if (st_check("spinners moved to other groups", n))
+		return 1;
+
+	for (i = 0; i < n; i += 10)
+		if (st_migrate(i, (st[i].cpu + 1) % 4))
+			return fail("cannot migrate thread %d", i);
+	if (st_check("spinners moved to other CPUs", n))
+		return 1;
+
+	for (i = 0; i < n; i += 30) {
+		st[i].own = 77;
+		if (set_task_boost(st[i].tid, 77, sizeof(struct stune_attr), 0, 0))
+			return fail("sched_setattr of thread %d", i);
+	}
+	if (st_check("own boosts of 334 spinners", n))
+		return 1;
+
+	for (i = 0; i < n; i += 20)
+		st_set(i, 2);
+	for (i = 0; i < n; i += 20) {
+		pthread_join(st[i].th, NULL);
+		if (st_start(i, (i * 3) % ST_GROUPS, (i / 20) % 4, 1))
+			return fail("thread %d: %s", i, strerror(errno));
+	}
+	if (st_settle("new threads", n) ||
+	    st_check("500 exited, 500 new threads spinning", n))
+		return 1;
+
+	for (g = 0; g < 5; g++) {
+		for (i = 0; i < n; i += 5)
+			st_set(i, !st[i].state);
+		sched_yield();
+	}
+	if (st_settle("churn", n) || st_check("spin/sleep churn", n))
+		return 1;
+
+	for (i = 0; i < n; i++)
+		st_set(i, 2);
+	for (i = 0; i < n; i++)
+		pthread_join(st[i].th, NULL);
+	*nr = 0;
+	if (st_check("all threads gone", 0))
+		return 1;
+	info("done in %.1f s", now_s() - t0);
+	return 0;
+}
+
+static int test_stress_groups(void)
+{
+	int nr = 0, rc;
+
+	st = mmap(NULL, ST_THREADS * sizeof(*st),
+		  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
+		return fail("mmap: %s", strerror(errno));
+	rc = stress(&nr);
+	st_cleanup(nr);
+	return rc;
+}
+
 /* ---- the asymmetric boot: CPUs 0-1 of capacity 1024, CPUs 2-3 of 512 ---- */
 
 static long cpu_capacity(int cpu)
@@ -1429,6 +1781,7 @@ static const struct {
 	{ "wakeup_response_2ms", test_wakeup_response_2ms },
 	{ "wakeup_response_10ms", test_wakeup_response_10ms },
 	{ "wakeup_response_uclamp", test_wakeup_response_uclamp },
+	{ "stress_groups", test_stress_groups },
 	/* the asymmetric boot's (asym_*): CPUs 2-3 have half the capacity */
 	{ "asym_placement", test_asym_placement },
 	{ "asym_eas_task_boost", test_asym_eas_task_boost },
