@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sched-attr.h"
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -74,19 +76,9 @@ static long read_khz(int cpu)
 	return khz;
 }
 
-/* struct sched_attr with the 6.12 series' VER2 fields */
-struct attr_v2 {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t priority;
-	uint64_t runtime, deadline, period;
-	uint32_t util_min, util_max, util_boost, reserved;
-};
-
 static long read_tag(const char *path)
 {
-	struct attr_v2 a;
+	struct boostd_sched_attr a;
 	long v = -1;
 	FILE *f;
 
@@ -94,7 +86,7 @@ static long read_tag(const char *path)
 		memset(&a, 0, sizeof(a));
 		if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) < 0 || a.size < sizeof(a))
 			return -1;
-		return a.util_boost;
+		return a.sched_util_boost;
 	}
 	f = fopen(path, "re");
 

@@ -11,25 +11,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct attr_v2 {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-	uint32_t sched_util_boost;
-	uint32_t reserved;
-};
+#include "sched-attr.h"
+
 
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		struct attr_v2 a;
+		struct boostd_sched_attr a;
 
 		memset(&a, 0, sizeof(a));
 		if (syscall(SYS_sched_getattr, atoi(argv[i]), &a, sizeof(a), 0) < 0) {
