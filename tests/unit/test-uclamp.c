@@ -39,8 +39,21 @@ static void test_mapping(void **state) {
         assert_int_equal(uclamp_from_boost(300), 1024);
 }
 
+/* The uclamp backend over the fake tree @root, its journal in
+ * @root/run/boostd (*ret_j), sched_setattr() replaced by the fake. */
+static Backend *uclamp_backend_new(const char *root, State **ret_j) {
+        char run[4096];
+        Backend *b;
+
+        snprintf(run, sizeof(run), "%s/run/boostd", root);
+        *ret_j = state_new(run);
+        b = backend_new(root, "/dev/stune", "/proc", *ret_j, false, &quiet);
+        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
+        return b;
+}
+
 static void test_probe_and_clamp(void **state) {
-        char *root = tmpdir_new(), run[4096];
+        char *root = tmpdir_new();
         State *j;
         Backend *b;
         const char *const groups[] = { "root", "interactive" };
@@ -48,10 +61,7 @@ static void test_probe_and_clamp(void **state) {
         ProcessId id = { .pid = pid };
 
         (void) state;
-        snprintf(run, sizeof(run), "%s/run/boostd", root);
-        j = state_new(run);
-        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
-        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
+        b = uclamp_backend_new(root, &j);
         n_calls = 0;
 
         b->vt = &backend_uclamp;
@@ -88,15 +98,12 @@ static void test_probe_and_clamp(void **state) {
 /* A class renamed on every reload: each old name is released and
  * forgotten, so the state never fills (it has room for GROUPS_MAX). */
 static void test_renamed_classes(void **state) {
-        char *root = tmpdir_new(), run[4096], name[32];
+        char *root = tmpdir_new(), name[32];
         State *j;
         Backend *b;
 
         (void) state;
-        snprintf(run, sizeof(run), "%s/run/boostd", root);
-        j = state_new(run);
-        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
-        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
+        b = uclamp_backend_new(root, &j);
         mkdirs(root, "proc/sys/kernel");
         write_file(root, "proc/sys/kernel/sched_util_clamp_min", "1024\n");
         assert_int_equal(backend_select(b, "uclamp"), 0);
@@ -121,7 +128,7 @@ static void test_renamed_classes(void **state) {
 /* A hint session's thread keeps its own uclamp.min while its group's
  * boost changes, and gets the group's when the session lets it go. */
 static void test_session_thread_left_alone(void **state) {
-        char *root = tmpdir_new(), run[4096];
+        char *root = tmpdir_new();
         const char *const groups[] = { "root", "interactive" };
         pid_t pid = spawn_sleeper();
         ProcessId id = { .pid = pid };
@@ -129,10 +136,7 @@ static void test_session_thread_left_alone(void **state) {
         Backend *b;
 
         (void) state;
-        snprintf(run, sizeof(run), "%s/run/boostd", root);
-        j = state_new(run);
-        b = backend_new(root, "/dev/stune", "/proc", j, false, &quiet);
-        assert_int_equal(backend_uclamp_set_util_min_hook(b, fake_set_util_min), 0);
+        b = uclamp_backend_new(root, &j);
         b->vt = &backend_uclamp;
         assert_int_equal(proc_get_start_time("/proc", pid, &id.start_time), 0);
         assert_int_equal(b->vt->start(b, groups, 2), 0);
@@ -204,7 +208,6 @@ static void test_cgroup_and_task_agree(void **state) {
 
 typedef struct V2 {
         char *root;
-        char run[4096];
         State *j;
         Backend *b;
 } V2;
@@ -228,10 +231,7 @@ static int v2_setup(void **state) {
         write_file(v->root, V2_DIR "/cpu.uclamp.min", "0.00\n");
         write_file(v->root, V2_DIR "/interactive/cpu.uclamp.min", "5.00\n");
         write_file(v->root, V2_DIR "/performance/cpu.uclamp.min", "0.00\n");
-        snprintf(v->run, sizeof(v->run), "%s/run/boostd", v->root);
-        v->j = state_new(v->run);
-        v->b = backend_new(v->root, "/dev/stune", "/proc", v->j, false, &quiet);
-        assert_int_equal(backend_uclamp_set_util_min_hook(v->b, fake_set_util_min), 0);
+        v->b = uclamp_backend_new(v->root, &v->j);
         snprintf(p, sizeof(p), "%s/" V2_DIR, v->root);
         assert_int_equal(backend_uclamp_set_group(v->b, p), 0);
         assert_int_equal(backend_select(v->b, "uclamp"), 0);
