@@ -1525,13 +1525,14 @@ static int cpufreq_reload(const char *param)
 	return 0;
 }
 
-static int allow_all(void)
+/* The caller allowed on CPUs @first..@last. */
+static int allow_cpus(int first, int last)
 {
 	cpu_set_t set;
 	int cpu;
 
 	CPU_ZERO(&set);
-	for (cpu = 0; cpu < 4; cpu++)
+	for (cpu = first; cpu <= last; cpu++)
 		CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
 }
@@ -1560,7 +1561,7 @@ static int eas_run(const char *name, unsigned int own, int *on_big,
 	pid = fork();
 	if (pid == 0) {
 		if ((name && write_str(grp(name, "cgroup.procs"), "0")) ||
-		    allow_all() ||
+		    allow_cpus(0, 3) ||
 		    (own && set_task_boost(0, own, sizeof(struct stune_attr), 0, 0)))
 			_exit(3);
 		for (k = 0; k < EAS_PERIODS; k++) {
@@ -1634,6 +1635,106 @@ static int test_asym_placement(void)
 	return 0;
 }
 
+/*
+ * Placement without EAS: a spinner on big CPU 0 keeps the root domain
+ * overutilized, so wakeups take select_idle_sibling(). The light task
+ * sleeps on a pipe that a task pinned to small CPU 3 writes every 20 ms,
+ * allowing it on CPUs 1-3 just before; once woken it notes its CPU, pins
+ * itself back to small CPU 2 and runs 1 ms there, so that every wakeup
+ * starts from the same idle small CPU (a big CPU, once reached, would
+ * otherwise keep it: it fits there too). At boost 0 it fits CPU 2 and
+ * stays; at boost 100 it does not (its boosted minimum is 1024), and
+ * select_idle_capacity() finds idle big CPU 1. (With both big CPUs busy
+ * an idle small CPU wins at boost 100 as well, as for a uclamp.min that
+ * no idle CPU fits.)
+ */
+static int woken_run(unsigned int boost, int *on_big, int *total)
+{
+	int *cpus = mmap(NULL, EAS_PERIODS * sizeof(int), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double t0 = now_s() + 0.05;
+	int k, status, wake[2];
+	pid_t pid, waker;
+	char c = 'w';
+
+	if (cpus == MAP_FAILED || pipe(wake))
+		return fail("mmap or pipe: %s", strerror(errno));
+	memset(cpus, 0xff, EAS_PERIODS * sizeof(int));
+	if (group_set("t", "cpu.boost", boost))
+		return fail("cannot set cpu.boost %u", boost);
+	spinner(0, NULL);
+	pid = fork();
+	if (pid == 0) {
+		if (write_str(grp("t", "cgroup.procs"), "0") || pin(2))
+			_exit(3);
+		for (k = 0; k < EAS_PERIODS && read(wake[0], &c, 1) == 1; k++) {
+			cpus[k] = sched_getcpu();
+			if (pin(2))
+				_exit(3);
+			spin_s(0.001);
+		}
+		_exit(0);
+	}
+	waker = fork();
+	if (waker == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		CPU_SET(2, &set);
+		CPU_SET(3, &set);
+		if (pin(3))
+			_exit(3);
+		for (k = 0; k < EAS_PERIODS; k++) {
+			sleep_until_s(t0 + k * EAS_PERIOD_US / 1e6);
+			if (sched_setaffinity(pid, sizeof(set), &set) ||
+			    write(wake[1], &c, 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	children[nr_children++] = waker;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return fail("the woken task failed");
+	kill_children();
+	close(wake[0]);
+	close(wake[1]);
+	*on_big = *total = 0;
+	for (k = EAS_WARMUP; k < EAS_PERIODS; k++) {
+		if (cpus[k] < 0)
+			continue;
+		(*total)++;
+		*on_big += cpus[k] < 2;
+	}
+	munmap(cpus, EAS_PERIODS * sizeof(int));
+	return 0;
+}
+
+static int test_asym_placement_no_eas(void)
+{
+	int big0 = 0, total0 = 0, big100 = 0, total100 = 0;
+
+	if (asym_check())
+		return 1;
+	if (group_make("t"))
+		return fail("cannot make group t");
+	if (woken_run(0, &big0, &total0) || woken_run(100, &big100, &total100))
+		return 1;
+	info("cpu.boost 0: %d of %d wakeups on a big CPU; cpu.boost 100: %d of %d",
+	     big0, total0, big100, total100);
+	if (total0 < (EAS_PERIODS - EAS_WARMUP) / 2 ||
+	    total100 < (EAS_PERIODS - EAS_WARMUP) / 2)
+		return fail("too few wakeups (%d, %d)", total0, total100);
+	if (big0 > total0 / 5)
+		return fail("cpu.boost 0: %d of %d wakeups on a big CPU", big0,
+			    total0);
+	if (big100 < total100 * 4 / 5)
+		return fail("cpu.boost 100: only %d of %d wakeups on a big CPU",
+			    big100, total100);
+	return 0;
+}
+
 #define EP_PERIOD_US	16000
 #define EP_WARMUP	62
 #define EP_PERIODS	(EP_WARMUP + 150)
@@ -1657,8 +1758,10 @@ struct ep_shared {
  * would run W boosted too and costs more (1.16 times, see
  * tests/kernel/eas-model.py for the 6.1 series' same load); without the
  * price CPU 3 looks cheaper (1.44 times), and T would boost it. T must run
- * on CPU 2 at 80 % of its activations after the warm-up, with EAS on (the
- * root domain not overutilized) at 75 % of the polls.
+ * on CPU 2 at two thirds of its activations after the warm-up (140 to 147
+ * of 150 in runs here, 111 and 112 with a CI run sharing the host; 3 of 150
+ * without the price), with EAS on (the root domain not overutilized) at
+ * 75 % of the polls.
  */
 static int eas_price(void)
 {
@@ -1744,7 +1847,7 @@ static int eas_price(void)
 	if (over * 4 > polls)
 		return fail("the root domain was overutilized (EAS off) at %d of %d polls: the test cannot tell",
 			    over, polls);
-	if (on2 < total * 4 / 5)
+	if (on2 < total * 2 / 3)
 		return fail("T ran on the boosted cpu2 at only %d of %d activations (%d on unboosted cpu3): its boost was not priced",
 			    on2, total, on3);
 	return 0;
@@ -1784,6 +1887,7 @@ static const struct {
 	{ "stress_groups", test_stress_groups },
 	/* the asymmetric boot's (asym_*): CPUs 2-3 have half the capacity */
 	{ "asym_placement", test_asym_placement },
+	{ "asym_placement_no_eas", test_asym_placement_no_eas },
 	{ "asym_eas_task_boost", test_asym_eas_task_boost },
 };
 
