@@ -1542,6 +1542,25 @@ static int allow_cpus(int first, int last)
 #define EAS_PERIOD_US	20000
 
 /*
+ * Of the activations recorded in @cpus (EAS_PERIODS, -1 for none), those
+ * after the warm-up (*total) and those on a big CPU (*on_big); frees @cpus.
+ */
+static int eas_count(int *cpus, int *on_big, int *total)
+{
+	int k;
+
+	*on_big = *total = 0;
+	for (k = EAS_WARMUP; k < EAS_PERIODS; k++) {
+		if (cpus[k] < 0)
+			continue;
+		(*total)++;
+		*on_big += cpus[k] < 2;
+	}
+	munmap(cpus, EAS_PERIODS * sizeof(int));
+	return 0;
+}
+
+/*
  * A light periodic task (1 ms every 20 ms, util about 50 of 1024), allowed
  * on every CPU, in group @name (NULL: the root) with its own boost @own: of
  * its activations after a warm-up, how many ran on a big CPU.
@@ -1574,15 +1593,7 @@ static int eas_run(const char *name, unsigned int own, int *on_big,
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return fail("the periodic task failed");
-	*on_big = *total = 0;
-	for (k = EAS_WARMUP; k < EAS_PERIODS; k++) {
-		if (cpus[k] < 0)
-			continue;
-		(*total)++;
-		*on_big += cpus[k] < 2;
-	}
-	munmap(cpus, EAS_PERIODS * sizeof(int));
-	return 0;
+	return eas_count(cpus, on_big, total);
 }
 
 /*
@@ -1700,15 +1711,7 @@ static int woken_run(unsigned int boost, int *on_big, int *total)
 	kill_children();
 	close(wake[0]);
 	close(wake[1]);
-	*on_big = *total = 0;
-	for (k = EAS_WARMUP; k < EAS_PERIODS; k++) {
-		if (cpus[k] < 0)
-			continue;
-		(*total)++;
-		*on_big += cpus[k] < 2;
-	}
-	munmap(cpus, EAS_PERIODS * sizeof(int));
-	return 0;
+	return eas_count(cpus, on_big, total);
 }
 
 static int test_asym_placement_no_eas(void)
