@@ -23,14 +23,15 @@ import re
 import statistics
 import sys
 
-ORDER = ['base', 'base-uclamp', 'key-off', 'groups-0', 'on-0', 'boosted', 'global']
+ORDER = ['base', 'base-uclamp', 'key-off', 'groups-0', 'on-0', 'boosted', 'own', 'global']
 WHAT = {
-    'base': '6.1 without the series',
-    'base-uclamp': '6.1 without the series, hackbench under uclamp.min 512 (per task)',
+    'base': 'the kernel without the series',
+    'base-uclamp': 'the kernel without the series, hackbench under uclamp.min 512 (per task)',
     'key-off': 'series, no group, no boost ever set (static key off)',
     'groups-0': 'series, tasks in a child group of boost 0 (key off)',
     'on-0': 'series, tasks in root at boost 0, key on (a boost was set once)',
     'boosted': 'series, tasks in a group of boost 50 (per-task boosting)',
+    'own': 'series, tasks in root with their own boost 50 (sched_setattr, 6.12)',
     'global': 'series, kernel.sched_cfs_boost=50',
 }
 

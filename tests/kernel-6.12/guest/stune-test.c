@@ -257,6 +257,7 @@ static int view_cpu(int cpu, int *boost, char *tasks, size_t size)
 			char *t = strstr(line, "tasks=");
 
 			snprintf(tasks, size, "%s", t ? t + 6 : "");
+			tasks[strcspn(tasks, " ")] = '\0';
 		}
 		return 0;
 	}
@@ -326,6 +327,7 @@ static void reset(void)
 	rmdir(grp("t/a", NULL));
 	rmdir(grp("t/b", NULL));
 	rmdir(grp("t/c", NULL));
+	rmdir(grp("t/h", NULL));
 	rmdir(grp("t", NULL));
 }
 
@@ -397,7 +399,8 @@ static int test_cgroup_files(void)
 	char buf[64];
 	struct stat st;
 
-	if (!stat(CG "/cpu.boost", &st) || !stat(CG "/cpu.boost.max", &st))
+	if (!stat(CG "/cpu.boost", &st) || !stat(CG "/cpu.boost.max", &st) ||
+	    !stat(CG "/cpu.boost.hold_us", &st))
 		return fail("the root group has cpu.boost files");
 	if (group_make("t"))
 		return fail("cannot make group t: %s", strerror(errno));
@@ -409,6 +412,10 @@ static int test_cgroup_files(void)
 		return fail("no cpu.boost.max in a child");
 	if (strcmp(buf, "max"))
 		return fail("cpu.boost.max default \"%s\", expected max", buf);
+	if (read_str(grp("t", "cpu.boost.hold_us"), buf, sizeof(buf)))
+		return fail("no cpu.boost.hold_us in a child");
+	if (strcmp(buf, "0"))
+		return fail("cpu.boost.hold_us default \"%s\", expected 0", buf);
 	return 0;
 }
 
@@ -427,6 +434,9 @@ static int test_cgroup_bad_writes(void)
 		{ "cpu.boost.max", "101", -ERANGE },
 		{ "cpu.boost.max", "-5", -EINVAL },
 		{ "cpu.boost.max", "x", -EINVAL },
+		{ "cpu.boost.hold_us", "1000001", -ERANGE },
+		{ "cpu.boost.hold_us", "-1", -EINVAL },
+		{ "cpu.boost.hold_us", "50ms", -EINVAL },
 	};
 	char buf[64];
 	int i, ret;
@@ -434,7 +444,8 @@ static int test_cgroup_bad_writes(void)
 	if (group_make("t"))
 		return fail("cannot make group t");
 	if (group_set("t", "cpu.boost", 35) ||
-	    group_set("t", "cpu.boost.max", 80))
+	    group_set("t", "cpu.boost.max", 80) ||
+	    group_set("t", "cpu.boost.hold_us", 25000))
 		return fail("good writes failed");
 	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
 		ret = write_str(grp("t", bad[i].file), bad[i].val);
@@ -449,6 +460,11 @@ static int test_cgroup_bad_writes(void)
 	if (read_long(grp("t", "cpu.boost.max")) != 80)
 		return fail("cpu.boost.max changed to %ld",
 			    read_long(grp("t", "cpu.boost.max")));
+	if (read_long(grp("t", "cpu.boost.hold_us")) != 25000)
+		return fail("cpu.boost.hold_us changed to %ld",
+			    read_long(grp("t", "cpu.boost.hold_us")));
+	if (group_set("t", "cpu.boost.hold_us", 1000000))
+		return fail("cpu.boost.hold_us 1000000 refused");
 	if (write_str(grp("t", "cpu.boost.max"), "max") ||
 	    read_str(grp("t", "cpu.boost.max"), buf, sizeof(buf)) ||
 	    strcmp(buf, "max"))
@@ -635,6 +651,7 @@ static int test_churn_exact(void)
 struct samples {
 	int n;
 	long khz[MAX_SAMPLES];
+	double t[MAX_SAMPLES];	/* seconds from the task's start */
 };
 
 static int periodic(int cpu, const char *name, int busy_ms, int period_ms,
@@ -663,8 +680,10 @@ static int periodic(int cpu, const char *name, int busy_ms, int period_ms,
 		for (t = start; t < end; t += period_ms / 1000.0) {
 			while (now_s() < t + busy_ms / 1000.0)
 				;
-			if (now_s() - start >= skip_s && shm->n < MAX_SAMPLES)
+			if (now_s() - start >= skip_s && shm->n < MAX_SAMPLES) {
+				shm->t[shm->n] = now_s() - start;
 				shm->khz[shm->n++] = read_long(path);
+			}
 			if (now_s() < t + period_ms / 1000.0)
 				sleep_s(t + period_ms / 1000.0 - now_s());
 		}
@@ -746,6 +765,289 @@ static int test_freq_boost(void)
 	qsort(s.khz, s.n, sizeof(long), cmp_long);
 	if (s.khz[s.n / 2] >= FMAX_KHZ * 3 / 4)
 		return fail("unboosted again: median %ld kHz", s.khz[s.n / 2]);
+	return 0;
+}
+
+/* ---- boost hold (cpu.boost.hold_us) ---- */
+
+#define HOLD_CPU	1
+#define HOLD_SLACK_S	0.030	/* a timer's lateness under QEMU TCG */
+
+/* When the task of hold_task() stopped running; shared with it. */
+static volatile double *hold_slept;
+
+/*
+ * t/h at cpu.boost 100 with a hold of @hold_us, below t at cpu.boost 100
+ * and a hold of @parent_us, which caps it.
+ */
+static int hold_groups(long parent_us, long hold_us)
+{
+	if (group_make("t") || group_make("t/h"))
+		return fail("cannot make t/h: %s", strerror(errno));
+	if (group_set("t", "cpu.boost", 100) ||
+	    group_set("t", "cpu.boost.hold_us", parent_us) ||
+	    group_set("t/h", "cpu.boost", 100) ||
+	    group_set("t/h", "cpu.boost.hold_us", hold_us))
+		return fail("cannot set the boosts and holds of t/h");
+	return 0;
+}
+
+/*
+ * A task of t/h on @cpu that spins 5 ms, notes the time in *hold_slept and
+ * sleeps until killed, or with @then_exit exits instead of sleeping.
+ */
+static pid_t hold_task(int cpu, int then_exit)
+{
+	volatile double *slept;
+	pid_t pid;
+
+	if (!hold_slept) {
+		slept = mmap(NULL, sizeof(*slept), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (slept == MAP_FAILED)
+			return -1;
+		hold_slept = slept;
+	}
+	slept = hold_slept;
+	*slept = 0;
+	pid = fork();
+	if (pid == 0) {
+		double end;
+
+		if (write_str(grp("t/h", "cgroup.procs"), "0") || pin(cpu))
+			_exit(3);
+		end = now_s() + 0.005;
+		while (now_s() < end)
+			;
+		*slept = now_s();
+		if (then_exit)
+			_exit(0);
+		for (;;)
+			pause();
+	}
+	if (pid > 0)
+		children[nr_children++] = pid;
+	return pid;
+}
+
+/* Waits for the task of hold_task() to stop running; 0 or fail(). */
+static int hold_wait(void)
+{
+	double t0 = now_s();
+
+	while (!*hold_slept) {
+		if (now_s() - t0 > 5)
+			return fail("the boosted task did not run");
+		sleep_s(0.0002);
+	}
+	return 0;
+}
+
+/*
+ * Seconds from @since until @cpu's boost is first below @boost, polled
+ * every 0.5 ms; -1 when it was not within @until_s, -2 on an error.
+ */
+static double boost_drop_after(int cpu, int boost, double since,
+			       double until_s)
+{
+	double t;
+	int b;
+
+	for (;;) {
+		t = now_s() - since;
+		if (view_cpu(cpu, &b, NULL, 0))
+			return -2;
+		if (b < boost)
+			return t;
+		if (t > until_s)
+			return -1;
+		sleep_s(0.0005);
+	}
+}
+
+/* Run hold_task() and return when the boost fell below 100 after it. */
+static double hold_drop(int then_exit)
+{
+	double drop;
+	pid_t pid;
+
+	pid = hold_task(HOLD_CPU, then_exit);
+	if (pid < 0 || hold_wait())
+		return -2;
+	drop = boost_drop_after(HOLD_CPU, 100, *hold_slept, 1.5);
+	kill_child(pid);
+	return drop;
+}
+
+/*
+ * A task of t/h (1 s holds in t and t/h) that went to sleep on HOLD_CPU,
+ * leaving a 1 s hold there: its pid, or -1 after fail().
+ */
+static pid_t hold_sleeper(void)
+{
+	pid_t pid;
+
+	if (hold_groups(1000000, 1000000))
+		return -1;
+	pid = hold_task(HOLD_CPU, 0);
+	if (pid < 0)
+		return fail("cannot start the boosted task");
+	if (hold_wait())
+		return -1;
+	return pid;
+}
+
+/*
+ * The boost of a boost-100 group stays on the CPU for hold_us after its
+ * only task went to sleep, then goes; without a hold, under a parent
+ * without one, or when the task exits, it goes with the task.
+ */
+static int test_hold_window(void)
+{
+	static const struct {
+		long parent_us, hold_us;
+		int then_exit;
+		const char *what;
+		double lo, hi;	/* when the boost may fall, s after the task */
+	} cases[] = {
+		{ 1000000, 50000, 0, "hold 50 ms", 0.045, 0.050 + HOLD_SLACK_S },
+		{ 1000000, 0, 0, "no hold", 0, 0.010 },
+		{ 0, 1000000, 0, "hold 1 s under a parent with none", 0, 0.010 },
+		{ 1000000, 1000000, 1, "hold 1 s, the task exits", 0, 0.010 },
+	};
+	double drop;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+		if (hold_groups(cases[i].parent_us, cases[i].hold_us))
+			return -1;
+		drop = hold_drop(cases[i].then_exit);
+		info("%s: the boost dropped %.1f ms after the task %s",
+		     cases[i].what, drop * 1e3,
+		     cases[i].then_exit ? "exited" : "slept");
+		if (drop < cases[i].lo || drop > cases[i].hi)
+			return fail("%s: the boost dropped %.1f ms after the task %s",
+				    cases[i].what, drop * 1e3,
+				    cases[i].then_exit ? "exited" : "slept");
+		EXPECT_BOOST(HOLD_CPU, 0);
+		/* a group shows its own value, not the effective one */
+		if (read_long(grp("t/h", "cpu.boost.hold_us")) !=
+		    cases[i].hold_us)
+			return fail("t/h shows hold_us %ld, not its own %ld",
+				    read_long(grp("t/h", "cpu.boost.hold_us")),
+				    cases[i].hold_us);
+	}
+	return 0;
+}
+
+/*
+ * Cutting a hold: a hold of 1 s in force, then t/h's hold_us set to 20 ms
+ * ends it 20 ms after the write; and t's set to 0 ends it at once.
+ */
+static int test_hold_shorten(void)
+{
+	const char *who[] = { "t/h", "t" };
+	long to[] = { 20000, 0 };
+	double t_write, drop;
+	int i, b;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		pid = hold_sleeper();
+		if (pid < 0)
+			return -1;
+		sleep_s(0.1);
+		if (view_cpu(HOLD_CPU, &b, NULL, 0) || b != 100)
+			return fail("hold 1 s: boost %d 100 ms after the task slept",
+				    b);
+		t_write = now_s();
+		if (group_set(who[i], "cpu.boost.hold_us", to[i]))
+			return fail("cannot set %s's hold_us to %ld", who[i],
+				    to[i]);
+		drop = boost_drop_after(HOLD_CPU, 100, t_write, 1.5);
+		kill_child(pid);
+		info("hold 1 s, %s's hold_us set to %ld: the boost dropped %.1f ms after the write",
+		     who[i], to[i], drop * 1e3);
+		if (drop < to[i] / 1e6 * 0.75 ||
+		    drop > to[i] / 1e6 + HOLD_SLACK_S)
+			return fail("hold 1 s, %s's hold_us set to %ld: the boost dropped %.1f ms after the write",
+				    who[i], to[i], drop * 1e3);
+	}
+	return 0;
+}
+
+/*
+ * A hold goes with its group: a boost-100 task with a 1 s hold sleeps on
+ * HOLD_CPU (the hold starts), is moved to the root and killed; the hold
+ * stays, and rmdir of the group ends it long before its second is over.
+ */
+static int test_hold_rmdir(void)
+{
+	double t0, drop;
+	pid_t pid;
+	int b;
+
+	pid = hold_sleeper();
+	if (pid < 0)
+		return -1;
+	if (move_to(pid, NULL))
+		return fail("cannot move the sleeping task to the root");
+	kill_child(pid);
+	if (view_cpu(HOLD_CPU, &b, NULL, 0) || b != 100)
+		return fail("no hold on cpu%d after the task left (boost %d): the test cannot tell",
+			    HOLD_CPU, b);
+	if (view_count(HOLD_CPU, 100) != 1)
+		return fail("cpu%d: %d counted at 100, expected the hold alone",
+			    HOLD_CPU, view_count(HOLD_CPU, 100));
+	if (rmdir(grp("t/h", NULL)))
+		return fail("rmdir t/h: %s", strerror(errno));
+	t0 = now_s();
+	drop = boost_drop_after(HOLD_CPU, 1, t0, 0.5);
+	info("cpu%d boost 0 %.1f ms after rmdir of the held group", HOLD_CPU,
+	     drop * 1e3);
+	if (drop < 0 || drop > 0.100)
+		return fail("cpu%d still boosted %.0f ms after rmdir of the held group (the hold was 1 s)",
+			    HOLD_CPU, drop < 0 ? 500 : drop * 1e3);
+	return 0;
+}
+
+/*
+ * What a hold is for: an unboosted root task that runs 1 ms of every 10 on
+ * the CPU of a sleeping boost-100 task with a 1 s hold runs at fmax until
+ * the hold ends, and at its own low frequency after it.
+ */
+static int test_hold_then_plain(void)
+{
+	int i, held = 0, top = 0, after = 0, low = 0;
+	struct samples s;
+	pid_t pid;
+
+	pid = hold_sleeper();
+	if (pid < 0)
+		return -1;
+	if (periodic(HOLD_CPU, NULL, 1, 10, 2.5, 0, &s))
+		return fail("periodic task failed");
+	kill_child(pid);
+	for (i = 0; i < s.n; i++) {
+		if (s.t[i] > 0.1 && s.t[i] < 0.85) {
+			held++;
+			top += s.khz[i] >= FMAX_KHZ;
+		} else if (s.t[i] > 1.3) {
+			after++;
+			low += s.khz[i] < FMAX_KHZ / 2;
+		}
+	}
+	info("root task beside a 1 s hold: %d of %d samples at fmax during it, %d of %d below fmax/2 after it",
+	     top, held, low, after);
+	if (held < 30 || after < 30)
+		return fail("too few samples (%d during, %d after)", held,
+			    after);
+	if (top < held * 9 / 10)
+		return fail("during the hold: %d of %d samples at fmax", top,
+			    held);
+	if (low < after * 9 / 10)
+		return fail("after the hold: %d of %d samples below fmax/2",
+			    low, after);
 	return 0;
 }
 
@@ -1269,6 +1571,8 @@ static int st_check(const char *what, int n)
 			if (sscanf(line, "cpu%d ", &cpu) != 1 || cpu < 0 || cpu > 3)
 				continue;
 			p = strstr(line, "tasks=");
+			if (p && strchr(p, ' '))
+				*strchr(p, ' ') = '\0';
 			for (p = p ? p + 6 : ""; *p; p = *e ? e + 1 : e) {
 				v = strtol(p, &e, 10);
 				c = strtol(e + 1, &e, 10);
@@ -1883,6 +2187,10 @@ static const struct {
 	{ "view_max_of_queued", test_view_max_of_queued },
 	{ "churn_exact", test_churn_exact },
 	{ "freq_boost", test_freq_boost },
+	{ "hold_window", test_hold_window },
+	{ "hold_shorten", test_hold_shorten },
+	{ "hold_rmdir", test_hold_rmdir },
+	{ "hold_then_plain", test_hold_then_plain },
 	{ "task_boost", test_task_boost },
 	{ "wakeup_response_2ms", test_wakeup_response_2ms },
 	{ "wakeup_response_10ms", test_wakeup_response_10ms },
