@@ -1,10 +1,16 @@
 #!/bin/bash
-# systemctl start boostd succeeds, the unit is active after READY=1, and
-# boostctl status shows the kernel's backend (schedtune on the 6.1
-# series, schedtune2 on the 6.12 one, which runs on cgroup v2 alone) and
-# every group.
+# boostd, installed from its package (dpkg -i, whose scripts enable the
+# unit), started at boot; systemctl start boostd succeeds, the unit is
+# active after READY=1, and boostctl status shows the kernel's backend
+# (schedtune on the 6.1 series, schedtune2 on the 6.12 one, which runs
+# on cgroup v2 alone) and every group.
 . /usr/lib/boostd-systest/lib.sh
 
+dpkg-query -W -f='${Status}\n' boostd | grep -qx 'install ok installed' ||
+	fail "boostd is not installed as a package: $(dpkg-query -W -f='${Status}' boostd 2>&1)"
+[ "$(systemctl is-enabled boostd)" = enabled ] ||
+	fail "boostd.service is $(systemctl is-enabled boostd), not enabled by its package"
+systemctl is-active -q boostd || fail "boostd did not start at boot"
 systemctl start boostd || fail "systemctl start boostd failed"
 systemctl status boostd --no-pager > /run/status.txt 2>&1
 cat /run/status.txt
