@@ -879,12 +879,27 @@ static double hold_drop(int then_exit)
 	return drop;
 }
 
+/* The state letter of @pid in /proc/PID/stat, or 0. */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_str(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 /*
  * A task of t/h (1 s holds in t and t/h) that went to sleep on HOLD_CPU,
- * leaving a 1 s hold there: its pid, or -1 after fail().
+ * leaving a 1 s hold there: its pid, or -1 after fail(). It has noted
+ * the time and is asleep in pause() (state S), not about to be: a test
+ * that moves it to another group meanwhile would leave no hold.
  */
 static pid_t hold_sleeper(void)
 {
+	double end;
 	pid_t pid;
 
 	if (hold_groups(1000000, 1000000))
@@ -894,6 +909,12 @@ static pid_t hold_sleeper(void)
 		return fail("cannot start the boosted task");
 	if (hold_wait())
 		return -1;
+	end = now_s() + 5;
+	while (task_state(pid) != 'S') {
+		if (now_s() > end)
+			return fail("the boosted task %d did not go to sleep", pid);
+		sleep_s(0.0002);
+	}
 	return pid;
 }
 
