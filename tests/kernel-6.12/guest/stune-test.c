@@ -289,6 +289,23 @@ static int wait_boost(int cpu, int want, double timeout)
 	return boost;
 }
 
+/* The number of groups holding their boost on @cpu, from the view. */
+static int view_holds(int cpu)
+{
+	char buf[8192], key[32], *line, *h;
+
+	if (read_str(VIEW, buf, sizeof(buf)))
+		return -1;
+	snprintf(key, sizeof(key), "cpu%d boost=", cpu);
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, key, strlen(key)))
+			continue;
+		h = strstr(line, " holds=");
+		return h ? atoi(h + 7) : -1;
+	}
+	return -1;
+}
+
 /* Tasks counted at @value on @cpu, from the view; 0 if none. */
 static int view_count(int cpu, int value)
 {
@@ -322,6 +339,7 @@ static int view_count(int cpu, int value)
 static void reset(void)
 {
 	kill_children();
+	write_str("/sys/devices/system/cpu/cpu1/online", "1");
 	write_long(SYSCTL, 0);
 	rmdir(grp("t/a/b", NULL));
 	rmdir(grp("t/a", NULL));
@@ -1029,6 +1047,47 @@ static int test_hold_rmdir(void)
 	if (drop < 0 || drop > 0.100)
 		return fail("cpu%d still boosted %.0f ms after rmdir of the held group (the hold was 1 s)",
 			    HOLD_CPU, drop < 0 ? 500 : drop * 1e3);
+	return 0;
+}
+
+/*
+ * A CPU going offline ends its holds: a 1 s hold on HOLD_CPU (its task
+ * killed, so that the CPU is left to the hold), the CPU taken offline and
+ * back online: no hold and boost 0 there at once, far short of the
+ * second (the hold timer was cancelled and the holds ended, not moved to
+ * another CPU and left counted).
+ */
+static int test_hold_hotplug(void)
+{
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	int b, h, ret;
+	double t0;
+	pid_t pid;
+
+	pid = hold_sleeper();
+	if (pid < 0)
+		return -1;
+	kill_child(pid);
+	if (view_cpu(HOLD_CPU, &b, NULL, 0) || b != 100 ||
+	    view_holds(HOLD_CPU) != 1)
+		return fail("no hold on cpu%d after its task left (boost %d, %d holds): the test cannot tell",
+			    HOLD_CPU, b, view_holds(HOLD_CPU));
+	t0 = now_s();
+	ret = write_str(online, "0");
+	if (ret)
+		return fail("cannot take cpu%d offline: %s", HOLD_CPU,
+			    strerror(-ret));
+	sleep_s(0.05);
+	ret = write_str(online, "1");
+	if (ret)
+		return fail("cannot bring cpu%d back online: %s", HOLD_CPU,
+			    strerror(-ret));
+	h = view_holds(HOLD_CPU);
+	if (view_cpu(HOLD_CPU, &b, NULL, 0) || b != 0 || h != 0)
+		return fail("cpu%d offline and online again within %.0f ms of a 1 s hold: boost %d, %d holds",
+			    HOLD_CPU, (now_s() - t0) * 1e3, b, h);
+	info("cpu%d offline and online again within %.0f ms of a 1 s hold: boost 0, no hold",
+	     HOLD_CPU, (now_s() - t0) * 1e3);
 	return 0;
 }
 
@@ -2212,6 +2271,7 @@ static const struct {
 	{ "hold_shorten", test_hold_shorten },
 	{ "hold_rmdir", test_hold_rmdir },
 	{ "hold_then_plain", test_hold_then_plain },
+	{ "hold_hotplug", test_hold_hotplug },
 	{ "task_boost", test_task_boost },
 	{ "wakeup_response_2ms", test_wakeup_response_2ms },
 	{ "wakeup_response_10ms", test_wakeup_response_10ms },
