@@ -18,7 +18,10 @@ series_dir=$top/kernel-patches-6.12
 fragment=$here/config.fragment
 jobs=$(nproc)
 boot_timeout=600
-arch_make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+# One build number (the "#1" of uname -v) instead of .version's count:
+# tests/kernel-package/run packages with KBUILD_BUILD_VERSION=1 too, so
+# that make bindeb-pkg relinks nothing and packs the kernel tested here.
+arch_make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KBUILD_BUILD_VERSION=1)
 if command -v ccache >/dev/null 2>&1; then
 	# The 6.1 tests' shared cache (tests/kernel/lib.sh says why).
 	export CCACHE_DIR=${BOOSTD_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/boostd-ccache}

@@ -17,7 +17,10 @@ series_dir=$top/kernel-patches
 fragment=$here/config.fragment
 jobs=$(nproc)
 boot_timeout=1200
-arch_make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+# One build number (the "#1" of uname -v) instead of .version's count:
+# tests/kernel-package/run packages with KBUILD_BUILD_VERSION=1 too, so
+# that make bindeb-pkg relinks nothing and packs the kernel tested here.
+arch_make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KBUILD_BUILD_VERSION=1)
 if command -v ccache >/dev/null 2>&1; then
 	# One cache for every clone on the machine, outside the clone; with
 	# the project root as CCACHE_BASEDIR the paths in a compile command

@@ -242,26 +242,36 @@ static int move_to(pid_t pid, const char *name)
 }
 
 /* The debugfs view: "cpuN boost=B tasks=..." of @cpu, and "used=". */
-static int view_cpu(int cpu, int *boost, char *tasks, size_t size)
+/* The view's line of @cpu ("cpuN boost=B tasks=... holds=H") into @line. */
+static int view_line(int cpu, char *line, size_t size)
 {
-	char buf[8192], key[32], *line;
+	char buf[8192], key[32], *l;
 
 	if (read_str(VIEW, buf, sizeof(buf)))
 		return -1;
 	snprintf(key, sizeof(key), "cpu%d boost=", cpu);
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		if (strncmp(line, key, strlen(key)))
-			continue;
-		*boost = atoi(line + strlen(key));
-		if (tasks) {
-			char *t = strstr(line, "tasks=");
-
-			snprintf(tasks, size, "%s", t ? t + 6 : "");
-			tasks[strcspn(tasks, " ")] = '\0';
+	for (l = strtok(buf, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strncmp(l, key, strlen(key))) {
+			snprintf(line, size, "%s", l);
+			return 0;
 		}
-		return 0;
 	}
 	return -1;
+}
+
+static int view_cpu(int cpu, int *boost, char *tasks, size_t size)
+{
+	char line[8192], *t;
+
+	if (view_line(cpu, line, sizeof(line)))
+		return -1;
+	*boost = atoi(strchr(line, '=') + 1);
+	if (tasks) {
+		t = strstr(line, "tasks=");
+		snprintf(tasks, size, "%s", t ? t + 6 : "");
+		tasks[strcspn(tasks, " ")] = '\0';
+	}
+	return 0;
 }
 
 static int view_used(void)
@@ -292,18 +302,12 @@ static int wait_boost(int cpu, int want, double timeout)
 /* The number of groups holding their boost on @cpu, from the view. */
 static int view_holds(int cpu)
 {
-	char buf[8192], key[32], *line, *h;
+	char line[8192], *h;
 
-	if (read_str(VIEW, buf, sizeof(buf)))
+	if (view_line(cpu, line, sizeof(line)))
 		return -1;
-	snprintf(key, sizeof(key), "cpu%d boost=", cpu);
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		if (strncmp(line, key, strlen(key)))
-			continue;
-		h = strstr(line, " holds=");
-		return h ? atoi(h + 7) : -1;
-	}
-	return -1;
+	h = strstr(line, " holds=");
+	return h ? atoi(h + 7) : -1;
 }
 
 /* Tasks counted at @value on @cpu, from the view; 0 if none. */

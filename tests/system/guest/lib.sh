@@ -150,3 +150,14 @@ has_pids() {
 need_boostd() {
 	systemctl start boostd || fail "systemctl start boostd failed"
 }
+
+# start_game WHEN: systest-game in the background, which the Comm= rule of
+# 50-systest.conf puts in performance; sets $game and adds it to the
+# caller's $pids (killed by its EXIT trap). WHEN ends the failure message.
+start_game() {
+	/usr/local/bin/systest-game 600 &
+	game=$!
+	pids+=("$game")
+	wait_for $DEADLINE_MS in_group "$game" performance ||
+		fail "systest-game ($game) not in performance $1"
+}

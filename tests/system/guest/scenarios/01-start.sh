@@ -1,10 +1,36 @@
 #!/bin/bash
-# boostd, installed from its package (dpkg -i, whose scripts enable the
-# unit), started at boot; systemctl start boostd succeeds, the unit is
-# active after READY=1, and boostctl status shows the kernel's backend
+# The kernel is the one its package installed: the file QEMU booted (its
+# sha256 on the command line) is /boot/vmlinuz-$(uname -r) of package
+# linux-image-$(uname -r), unmodified, whose banner is the running
+# kernel's, and the test cpufreq driver comes from its package too. boostd, installed from its package (dpkg -i,
+# whose scripts enable the unit), started at boot; systemctl start boostd
+# succeeds, the unit is active after READY=1, and boostctl status shows the kernel's backend
 # (schedtune on the 6.1 series, schedtune2 on the 6.12 one, which runs
 # on cgroup v2 alone) and every group.
 . /usr/lib/boostd-systest/lib.sh
+
+rel=$(uname -r)
+want=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^boostd\.systest\.kernel=//p')
+[ -n "$want" ] || fail "no boostd.systest.kernel= on the kernel command line"
+owner=$(dpkg-query -S "/boot/vmlinuz-$rel" 2>&1) ||
+	fail "/boot/vmlinuz-$rel belongs to no package: $owner"
+[ "$owner" = "linux-image-$rel: /boot/vmlinuz-$rel" ] ||
+	fail "/boot/vmlinuz-$rel belongs to $owner"
+[ "$(sha256sum < "/boot/vmlinuz-$rel" | cut -c1-64)" = "$want" ] ||
+	fail "the host booted another file than /boot/vmlinuz-$rel of the image"
+# The running kernel's banner (with its build time) is the one in that file.
+zcat -f "/boot/vmlinuz-$rel" | grep -a -q -F "$(cat /proc/version)" ||
+	fail "the running kernel ($(cat /proc/version)) is not /boot/vmlinuz-$rel"
+# Every file as the package has it, but depmod's indexes (modules.dep
+# and the like, which make bindeb-pkg packs and the driver package's
+# depmod writes again).
+dpkg --verify "linux-image-$rel" > /run/verify.txt 2>&1
+grep -v " /lib/modules/$rel/modules\.[a-z.]*\$" /run/verify.txt > /run/verify-bad.txt &&
+	fail "dpkg --verify linux-image-$rel: $(head -3 /run/verify-bad.txt)"
+mod=$(modinfo -n stune_test_cpufreq) || fail "no stune_test_cpufreq module for $rel"
+dpkg-query -S "$mod" > /dev/null 2>&1 || fail "$mod belongs to no package"
+grep -q '^stune_test_cpufreq ' /proc/modules || fail "stune_test_cpufreq is not loaded"
+say "kernel $rel from package linux-image-$rel ($(dpkg-query -W -f='${Version}' "linux-image-$rel")), booted from its /boot"
 
 dpkg-query -W -f='${Status}\n' boostd | grep -qx 'install ok installed' ||
 	fail "boostd is not installed as a package: $(dpkg-query -W -f='${Status}' boostd 2>&1)"

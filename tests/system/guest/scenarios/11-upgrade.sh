@@ -23,11 +23,7 @@ installed() {
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT
-/usr/local/bin/systest-game 600 &
-game=$!
-pids+=("$game")
-wait_for $DEADLINE_MS in_group "$game" performance ||
-	fail "systest-game ($game) not in performance before the upgrade"
+start_game "before the upgrade"
 
 mark="# the admin's line, kept across upgrades"
 echo "$mark" >> /etc/boostd.conf

@@ -9,11 +9,7 @@ need_boostd
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT
-/usr/local/bin/systest-game 600 &
-game=$!
-pids+=("$game")
-wait_for $DEADLINE_MS in_group "$game" performance ||
-	fail "systest-game ($game) not in performance before the purge"
+start_game "before the purge"
 [ -d /run/boostd ] || fail "no /run/boostd while boostd runs: the purge check would prove nothing"
 
 files=$(dpkg -L boostd | while read -r f; do [ -f "$f" ] && echo "$f"; done)
